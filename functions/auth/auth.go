@@ -1,0 +1,131 @@
+// Package auth serves POST /api/v1/auth/login (SPEC §2): email and password in, the user record with a
+// new Bearer token out.
+package auth
+
+import (
+	"encoding/json"
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+	"github.com/reportingplatform/api/shared/password"
+)
+
+// LoginPath is the seed's path; the router also serves it with a trailing slash.
+const LoginPath = "/api/v1/auth/login"
+
+type handler struct {
+	users    domain.UserStore
+	tokenTTL time.Duration
+	now      func() time.Time
+}
+
+// New returns the auth function's HTTP handler.
+func New(users domain.UserStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
+	h := &handler{users: users, tokenTTL: tokenTTL, now: now}
+	rt := httpapi.NewRouter(log)
+	rt.Handle(http.MethodPost, LoginPath, h.login)
+	return rt
+}
+
+// loginResponse is the seed's User (login response), in the seed's field order.
+type loginResponse struct {
+	ID              string  `json:"id"`
+	Token           string  `json:"token"`
+	Organizations   string  `json:"organizations"`
+	Password        string  `json:"password"`
+	LastLogin       *string `json:"last_login"`
+	IsSuperuser     bool    `json:"is_superuser"`
+	IsStaff         bool    `json:"is_staff"`
+	IsActive        bool    `json:"is_active"`
+	DateJoined      string  `json:"date_joined"`
+	CreatedAt       string  `json:"created_at"`
+	UpdatedAt       string  `json:"updated_at"`
+	Email           string  `json:"email"`
+	FirstName       string  `json:"first_name"`
+	LastName        string  `json:"last_name"`
+	Groups          []int   `json:"groups"`
+	UserPermissions []int   `json:"user_permissions"`
+}
+
+type organizationEntry struct {
+	ID   string      `json:"id"`
+	Name string      `json:"name"`
+	Role domain.Role `json:"role"`
+}
+
+var errBadCredentials = &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
+	domain.NonFieldErrors: {domain.MsgBadCredentials},
+}}
+
+func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
+	body, err := httpapi.DecodeObject(r)
+	if err != nil {
+		return err
+	}
+	username, _ := body.String("username", httpapi.Text{Required: true})
+	plain, _ := body.String("password", httpapi.Text{Required: true, NoTrim: true})
+	if err := body.Err(); err != nil {
+		return err
+	}
+	user, err := h.users.UserByEmail(r.Context(), *username)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		// Spend what a wrong password costs, so that response times do not tell which emails exist.
+		password.VerifyDummy(*plain)
+		return errBadCredentials
+	}
+	if err != nil {
+		return err
+	}
+	ok, rehash, err := password.Verify(*plain, user.PasswordHash)
+	if err != nil {
+		httpapi.Logger(r.Context()).Warn("stored password hash unreadable", "user_id", user.ID)
+	}
+	if !ok || !user.IsActive {
+		return errBadCredentials
+	}
+	var upgraded string
+	if rehash {
+		if upgraded, err = password.Hash(*plain); err != nil {
+			return err
+		}
+	}
+	token, hash, err := domain.NewTokenString(user.ID)
+	if err != nil {
+		return err
+	}
+	now := h.now().UTC().Truncate(time.Microsecond)
+	user.LastLogin = &now
+	record := domain.Token{Hash: hash, UserID: user.ID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)}
+	if err := h.users.RecordLogin(r.Context(), user, record, upgraded); err != nil {
+		return err
+	}
+	resp, err := newLoginResponse(user, token)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusCreated, resp)
+	return nil
+}
+
+func newLoginResponse(u domain.User, token string) (loginResponse, error) {
+	orgs := make([]organizationEntry, 0, len(u.Memberships))
+	for _, m := range u.Memberships {
+		orgs = append(orgs, organizationEntry{ID: m.OrganizationID, Name: m.OrganizationName, Role: m.Role})
+	}
+	orgsJSON, err := json.Marshal(orgs)
+	if err != nil {
+		return loginResponse{}, err
+	}
+	lastLogin := domain.FormatTime(*u.LastLogin)
+	return loginResponse{
+		ID: u.ID, Token: token, Organizations: string(orgsJSON), Password: "",
+		LastLogin: &lastLogin, IsSuperuser: u.IsSuperuser, IsStaff: u.IsStaff, IsActive: u.IsActive,
+		DateJoined: domain.FormatTime(u.DateJoined), CreatedAt: domain.FormatTime(u.CreatedAt),
+		UpdatedAt: domain.FormatTime(u.UpdatedAt), Email: u.Email,
+		FirstName: domain.Deref(u.FirstName), LastName: domain.Deref(u.LastName),
+		Groups: []int{}, UserPermissions: []int{},
+	}, nil
+}

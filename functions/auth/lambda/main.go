@@ -1,0 +1,15 @@
+// Command lambda is the AuthFunction of template.yaml: wiring only.
+package main
+
+import (
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/reportingplatform/api/functions/auth"
+	"github.com/reportingplatform/api/shared/service"
+)
+
+func main() {
+	env := service.MustLoad()
+	h := auth.New(env.Store, env.Log, env.Config.TokenTTL, env.Now)
+	lambda.Start(httpadapter.New(h).ProxyWithContext)
+}

@@ -1,0 +1,14 @@
+// Command lambda is the UsersFunction of template.yaml: wiring only.
+package main
+
+import (
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/reportingplatform/api/functions/users"
+	"github.com/reportingplatform/api/shared/service"
+)
+
+func main() {
+	env := service.MustLoad()
+	lambda.Start(httpadapter.New(users.New(env.Store, env.Log, env.Now)).ProxyWithContext)
+}

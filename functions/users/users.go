@@ -1,0 +1,134 @@
+// Package users serves POST /api/v1/users/ (SPEC §4): staff create users.
+package users
+
+import (
+	"log/slog"
+	"net/http"
+	"regexp"
+	"time"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+	"github.com/reportingplatform/api/shared/password"
+)
+
+// UsersPath is the seed's path; the router also serves it without the trailing slash.
+const UsersPath = "/api/v1/users/"
+
+// Limits of the seed.
+const (
+	maxEmail     = 255
+	maxFirstName = 50
+	maxLastName  = 100
+)
+
+type handler struct {
+	users domain.UserStore
+	auth  *httpapi.Authenticator
+	now   func() time.Time
+}
+
+// New returns the users function's HTTP handler.
+func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
+	h := &handler{users: users, auth: &httpapi.Authenticator{Tokens: users, Now: now}, now: now}
+	rt := httpapi.NewRouter(log)
+	rt.Handle(http.MethodPost, UsersPath, h.create)
+	return rt
+}
+
+// createResponse is the seed's User create response; it never carries a password.
+type createResponse struct {
+	ID        string  `json:"id"`
+	Email     string  `json:"email"`
+	FirstName *string `json:"first_name"`
+	LastName  *string `json:"last_name"`
+}
+
+func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+	caller, err := h.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	if !caller.Privileged() {
+		return domain.Forbidden()
+	}
+	body, err := httpapi.DecodeObject(r)
+	if err != nil {
+		return err
+	}
+	u, plain, err := readCreate(body)
+	if err != nil {
+		return err
+	}
+	if u.PasswordHash, err = password.Hash(plain); err != nil {
+		return err
+	}
+	now := h.now().UTC().Truncate(time.Microsecond)
+	u.ID, u.IsActive = uuid.NewString(), true
+	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
+	if err := h.users.CreateUser(r.Context(), u); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusCreated, createResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName})
+	return nil
+}
+
+// readCreate validates the create request, reporting every failing field at once, and returns the new
+// user (without id, hash or timestamps) and the plain password.
+func readCreate(body *httpapi.Body) (domain.User, string, error) {
+	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: maxEmail, Email: true})
+	plain, plainOK := body.String("password", httpapi.Text{Required: true, NoTrim: true})
+	confirm, confirmOK := body.String("confirm_password", httpapi.Text{Required: true, NoTrim: true})
+	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxFirstName})
+	last, _ := body.String("last_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxLastName})
+	if !body.Has("first_name") && !body.Has("last_name") {
+		first, last = splitFullName(body)
+	}
+	var u domain.User
+	if emailOK {
+		u.Email = domain.NormalizeEmail(*email)
+	}
+	u.FirstName, u.LastName = first, last
+	if plainOK && confirmOK && *plain != *confirm {
+		body.Fail("confirm_password", "Passwords do not match.")
+	}
+	if plainOK {
+		attrs := []password.Attribute{
+			{Name: "email", Value: u.Email},
+			{Name: "first name", Value: domain.Deref(first)},
+			{Name: "last name", Value: domain.Deref(last)},
+		}
+		for _, msg := range password.Validate(*plain, attrs) {
+			body.Fail("password", msg)
+		}
+	}
+	if err := body.Err(); err != nil {
+		return domain.User{}, "", err
+	}
+	return u, *plain, nil
+}
+
+var whiteSpaceRun = regexp.MustCompile(`\s+`)
+
+// splitFullName applies SPEC §4's full_name rule: split at the first run of white space, first part to
+// first_name, the rest to last_name, each checked against its limit with errors reported under full_name.
+func splitFullName(body *httpapi.Body) (first, last *string) {
+	full, ok := body.String("full_name", httpapi.Text{AllowBlank: true})
+	if !ok || full == nil || *full == "" {
+		return nil, nil
+	}
+	parts := whiteSpaceRun.Split(*full, 2)
+	f, l := parts[0], ""
+	if len(parts) == 2 {
+		l = parts[1]
+	}
+	if utf8.RuneCountInString(f) > maxFirstName {
+		body.Fail("full_name", domain.MsgMaxLength(maxFirstName))
+	}
+	if utf8.RuneCountInString(l) > maxLastName {
+		body.Fail("full_name", domain.MsgMaxLength(maxLastName))
+	}
+	return &f, &l
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# `make test`: vet, then every test with the race detector, against a DynamoDB Local of its own (an
+# in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+ddb="$root/infra/scripts/dynamodb-local.sh"
+port=${TEST_DYNAMODB_PORT:-8765}
+pidfile="$root/.local/test-dynamodb.pid"
+
+if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
+  export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
+  if ! "$ddb" answers "$port"; then
+    trap '"$ddb" stop "$pidfile"' EXIT
+    "$ddb" start "$port" memory "$pidfile" "$root/.local/test-dynamodb.log"
+  fi
+fi
+echo "make test: DynamoDB Local at $DYNAMODB_ENDPOINT"
+go vet ./...
+go test -race -count=1 ${TEST_FLAGS:-} ./...

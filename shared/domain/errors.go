@@ -1,0 +1,118 @@
+// Package domain holds the entities of the Reporting Platform API, the one error type every layer returns,
+// and the store interfaces the functions need. It imports nothing of HTTP or DynamoDB: handlers depend on
+// it, and the DynamoDB store implements its interfaces.
+package domain
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Code classifies an Error. The HTTP layer maps each code to one status in one place (httpapi.WriteError).
+type Code string
+
+const (
+	EINVALID         Code = "invalid"         // bad input: field errors or a non-field error
+	EUNAUTHENTICATED Code = "unauthenticated" // no, bad or expired credentials
+	EFORBIDDEN       Code = "forbidden"       // authenticated, but not allowed
+	ENOTFOUND        Code = "not_found"       // does not exist, or the caller may not know it exists
+	EMETHOD          Code = "method"          // known path, other method
+	EMEDIATYPE       Code = "media_type"      // a body that is not JSON
+	ETOOLARGE        Code = "too_large"       // a body over the limit
+	ECONFLICT        Code = "conflict"        // a conditional write lost a race; the caller may retry
+	EUNAVAILABLE     Code = "unavailable"     // the store is throttled or unreachable after retries
+	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client
+)
+
+// NonFieldErrors is DRF's key for errors that belong to no single field.
+const NonFieldErrors = "non_field_errors"
+
+// Error is the one error type of the service. Detail is the client-facing message of {"detail": ...}
+// bodies; Fields holds DRF field errors ({"field": ["message", ...]}). Internal causes are wrapped in Err
+// and never reach a client.
+type Error struct {
+	Code   Code
+	Detail string
+	Fields map[string][]string
+	Err    error
+}
+
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(string(e.Code))
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	if len(e.Fields) > 0 {
+		keys := make([]string, 0, len(e.Fields))
+		for k := range e.Fields {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Fprintf(&b, " %s=%q", k, e.Fields[k])
+		}
+	}
+	if e.Err != nil {
+		b.WriteString(": " + e.Err.Error())
+	}
+	return b.String()
+}
+
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf returns an Error with a client-facing detail message.
+func Errorf(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Detail: fmt.Sprintf(format, args...)}
+}
+
+// FieldError returns an EINVALID error with one message under one field.
+func FieldError(field, message string) *Error {
+	return &Error{Code: EINVALID, Fields: map[string][]string{field: {message}}}
+}
+
+// ErrorCode returns the code of err, EINTERNAL for anything that is not an *Error.
+func ErrorCode(err error) Code {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return EINTERNAL
+}
+
+// Messages DRF and Django use, written once so every handler says the same thing.
+const (
+	MsgRequired       = "This field is required."
+	MsgNull           = "This field may not be null."
+	MsgBlank          = "This field may not be blank."
+	MsgNotString      = "Not a valid string."
+	MsgEmail          = "Enter a valid email address."
+	MsgUUID           = "Must be a valid UUID."
+	MsgInteger        = "A valid integer is required."
+	MsgNotFound       = "Not found."
+	MsgPermission     = "You do not have permission to perform this action."
+	MsgNoCredentials  = "Authentication credentials were not provided."
+	MsgInvalidToken   = "Invalid token."
+	MsgBadCredentials = "Unable to log in with provided credentials."
+)
+
+// MsgMaxLength is DRF's max_length message.
+func MsgMaxLength(n int) string {
+	return fmt.Sprintf("Ensure this field has no more than %d characters.", n)
+}
+
+// MsgChoice is DRF's invalid-choice message; sent is the value as the client sent it.
+func MsgChoice(sent string) string { return fmt.Sprintf("\"%s\" is not a valid choice.", sent) }
+
+// MsgDoesNotExist is DRF's message for a reference to nothing.
+func MsgDoesNotExist(pk string) string {
+	return fmt.Sprintf("Invalid pk \"%s\" - object does not exist.", pk)
+}
+
+// NotFound is the 404 every lookup returns, whether the object is missing or hidden from the caller.
+func NotFound() *Error { return Errorf(ENOTFOUND, MsgNotFound) }
+
+// Forbidden is DRF's permission-denied 403.
+func Forbidden() *Error { return Errorf(EFORBIDDEN, MsgPermission) }

@@ -1,0 +1,73 @@
+package dynamo
+
+import (
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// Every key of the table is built here and nowhere else. ACCESS_PATTERNS.md explains the design.
+
+type key struct{ PK, SK string }
+
+func (k key) av() map[string]types.AttributeValue {
+	return map[string]types.AttributeValue{
+		attrPK: &types.AttributeValueMemberS{Value: k.PK},
+		attrSK: &types.AttributeValueMemberS{Value: k.SK},
+	}
+}
+
+func userKey(id string) key              { return key{"USER#" + id, "PROFILE"} }
+func emailKey(email string) key          { return key{"EMAIL#" + domain.EmailKey(email), "EMAIL"} }
+func tokenKey(hash string) key           { return key{"TOKEN#" + hash, "TOKEN"} }
+func orgKey(id string) key               { return key{"ORG#" + id, "ORG"} }
+func memberKey(orgID, userID string) key { return key{"ORG#" + orgID, "MEMBER#" + userID} }
+func portfolioKey(orgID, id string) key  { return key{"ORG#" + orgID, "PORTFOLIO#" + id} }
+func invitationKey(id string) key        { return key{"INVITATION#" + id, "INVITATION"} }
+func commentKey(id string) key           { return key{"COMMENT#" + id, "COMMENT"} }
+
+// objectPartition holds the counters of one commented object (content type + object id).
+func objectPartition(contentType, objectID string) string {
+	return "OBJECT#" + contentType + "#" + objectID
+}
+
+// objectCountKey counts all comments of an object and names the organization that owns it.
+func objectCountKey(contentType, objectID string) key {
+	return key{objectPartition(contentType, objectID), "COUNT"}
+}
+
+// objectTagCountKey counts the comments of an object with one tag.
+func objectTagCountKey(contentType, objectID, tag string) key {
+	return key{objectPartition(contentType, objectID), "COUNT#TAG#" + tag}
+}
+
+const (
+	memberSKPrefix    = "MEMBER#"
+	portfolioSKPrefix = "PORTFOLIO#"
+)
+
+// GSI1 keys: a member and a portfolio by their own id (for the fixture loader), an organization's
+// invitations, and an object's comments in creation order.
+func memberIndexKey(memberID string) key       { return key{"MEMBER#" + memberID, "MEMBER"} }
+func portfolioIndexKey(portfolioID string) key { return key{"PORTFOLIO#" + portfolioID, "PORTFOLIO"} }
+func orgInvitationIndexKey(orgID, invitationID string) key {
+	return key{"ORG#" + orgID, "INVITATION#" + invitationID}
+}
+func commentIndexKey(contentType, objectID string, created time.Time, id string) key {
+	return key{objectPartition(contentType, objectID), commentSortKey(created, id)}
+}
+
+// GSI2 key: an object's comments with one tag, in creation order.
+func commentTagIndexKey(contentType, objectID, tag string, created time.Time, id string) key {
+	return key{objectPartition(contentType, objectID) + "#TAG#" + tag, commentSortKey(created, id)}
+}
+
+// commentSortKey orders by creation time, ties by id: fixed-width timestamps sort as strings.
+func commentSortKey(created time.Time, id string) string {
+	return domain.FormatTime(created) + "#" + id
+}
+
+// idAfter returns what follows prefix in a key ("USER#42" → "42").
+func idAfter(s, prefix string) string { return strings.TrimPrefix(s, prefix) }

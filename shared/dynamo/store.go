@@ -1,0 +1,232 @@
+// Package dynamo is the DynamoDB single-table store of the service. It implements the store interfaces
+// of package domain and knows nothing of HTTP. Keys are built in keys.go only; ACCESS_PATTERNS.md lists
+// every access pattern with its key or index and operation. No operation scans the table.
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// Store reads and writes the single table.
+type Store struct {
+	db    *dynamodb.Client
+	table string
+}
+
+var _ domain.UserStore = (*Store)(nil)
+
+// New returns a store over table, using db for every call.
+func New(db *dynamodb.Client, table string) *Store {
+	return &Store{db: db, table: table}
+}
+
+// NewClient builds the DynamoDB client once per process (Lambda cold start). With endpoint set (DynamoDB
+// Local) it uses fixed dummy credentials and a default region, so no AWS set-up is needed locally.
+func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	var loadOpts []func(*awsconfig.LoadOptions) error
+	if endpoint != "" {
+		loadOpts = append(loadOpts,
+			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
+			awsconfig.WithDefaultRegion("us-east-1"))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	opts := optFns
+	if endpoint != "" {
+		opts = append([]func(*dynamodb.Options){func(o *dynamodb.Options) { o.BaseEndpoint = aws.String(endpoint) }}, optFns...)
+	}
+	return dynamodb.NewFromConfig(cfg, opts...), nil
+}
+
+// fail wraps err with the failing step. Throttling and unreachable-store errors (after the SDK's own
+// retries) become EUNAVAILABLE, which the API answers with 503 and Retry-After; the rest stay internal.
+func fail(step string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	wrapped := fmt.Errorf("%s: %w", step, err)
+	if unavailable(err) {
+		return &domain.Error{Code: domain.EUNAVAILABLE, Err: wrapped}
+	}
+	return wrapped
+}
+
+func unavailable(err error) bool {
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"InternalServerError", "ServiceUnavailable", "LimitExceededException":
+			return true
+		}
+	}
+	var netErr net.Error
+	if errors.As(err, &netErr) {
+		return true
+	}
+	var opErr *net.OpError
+	return errors.As(err, &opErr) || errors.Is(err, context.DeadlineExceeded)
+}
+
+// getItem reads one item with a strongly consistent read; found is false when it does not exist.
+func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]types.AttributeValue, bool, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:      aws.String(s.table),
+		Key:            k.av(),
+		ConsistentRead: aws.Bool(true),
+	})
+	if err != nil {
+		return nil, false, fail(step, err)
+	}
+	return out.Item, out.Item != nil, nil
+}
+
+// batchGet reads up to any number of items, strongly consistent, in as few BatchGetItem calls as
+// DynamoDB allows (100 keys a call; unprocessed keys are retried with backoff). Missing items are absent
+// from the result.
+func (s *Store) batchGet(ctx context.Context, step string, keys []key) (map[key]map[string]types.AttributeValue, error) {
+	found := make(map[key]map[string]types.AttributeValue, len(keys))
+	var pending []map[string]types.AttributeValue
+	seen := make(map[key]bool, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			pending = append(pending, k.av())
+		}
+	}
+	for attempt := 0; len(pending) > 0; attempt++ {
+		chunk := pending
+		if len(chunk) > 100 {
+			chunk = pending[:100]
+		}
+		pending = pending[len(chunk):]
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems: map[string]types.KeysAndAttributes{
+				s.table: {Keys: chunk, ConsistentRead: aws.Bool(true)},
+			},
+		})
+		if err != nil {
+			return nil, fail(step, err)
+		}
+		for _, item := range out.Responses[s.table] {
+			found[itemKey(item)] = item
+		}
+		if left := out.UnprocessedKeys[s.table].Keys; len(left) > 0 {
+			if attempt >= 8 {
+				return nil, fail(step, &domain.Error{Code: domain.EUNAVAILABLE, Detail: "unprocessed keys after retries"})
+			}
+			pending = append(pending, left...)
+			if err := sleep(ctx, backoff(attempt)); err != nil {
+				return nil, fail(step, err)
+			}
+		}
+	}
+	return found, nil
+}
+
+func itemKey(item map[string]types.AttributeValue) key {
+	return key{PK: stringAttr(item, attrPK), SK: stringAttr(item, attrSK)}
+}
+
+func stringAttr(item map[string]types.AttributeValue, name string) string {
+	if v, ok := item[name].(*types.AttributeValueMemberS); ok {
+		return v.Value
+	}
+	return ""
+}
+
+func backoff(attempt int) time.Duration { return time.Duration(10<<attempt) * time.Millisecond }
+
+func sleep(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// cancelled reports, for a failed TransactWriteItems, which items had their condition fail.
+type cancelled struct {
+	failed map[int]bool
+	err    error
+}
+
+func (c *cancelled) Error() string { return c.err.Error() }
+func (c *cancelled) Unwrap() error { return c.err }
+
+// transact runs one TransactWriteItems. A cancellation because of conditions comes back as *cancelled
+// so the caller can tell which condition failed; other cancellations (a concurrent transaction on the
+// same items) come back as ECONFLICT.
+func (s *Store) transact(ctx context.Context, step string, items []types.TransactWriteItem) error {
+	for i := range items {
+		setTable(&items[i], s.table)
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
+	if err == nil {
+		return nil
+	}
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		c := &cancelled{failed: map[int]bool{}, err: fmt.Errorf("%s: %w", step, err)}
+		conflict := false
+		for i, r := range tce.CancellationReasons {
+			switch aws.ToString(r.Code) {
+			case "ConditionalCheckFailed":
+				c.failed[i] = true
+			case "TransactionConflict":
+				conflict = true
+			case "ThrottlingError", "ProvisionedThroughputExceeded":
+				return &domain.Error{Code: domain.EUNAVAILABLE, Err: c.err}
+			}
+		}
+		if len(c.failed) == 0 && conflict {
+			return &domain.Error{Code: domain.ECONFLICT, Err: c.err}
+		}
+		return c
+	}
+	var inProgress *types.TransactionInProgressException
+	if errors.As(err, &inProgress) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: fmt.Errorf("%s: %w", step, err)}
+	}
+	return fail(step, err)
+}
+
+func setTable(item *types.TransactWriteItem, table string) {
+	switch {
+	case item.Put != nil:
+		item.Put.TableName = aws.String(table)
+	case item.Update != nil:
+		item.Update.TableName = aws.String(table)
+	case item.Delete != nil:
+		item.Delete.TableName = aws.String(table)
+	case item.ConditionCheck != nil:
+		item.ConditionCheck.TableName = aws.String(table)
+	}
+}
+
+// conditionFailed reports whether err is a transaction cancelled by the condition of item i.
+func conditionFailed(err error, i int) bool {
+	var c *cancelled
+	return errors.As(err, &c) && c.failed[i]
+}

@@ -1,0 +1,239 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// Body is a JSON object body read field by field with DRF's serializer-field rules. Each reader records
+// its field's errors; Err returns them all at once, as DRF reports every failing field.
+type Body struct {
+	fields map[string]json.RawMessage
+	errs   map[string][]string
+}
+
+// Has reports whether the client sent name (null included).
+func (b *Body) Has(name string) bool {
+	_, ok := b.fields[name]
+	return ok
+}
+
+// Fail records an error under field.
+func (b *Body) Fail(field, msg string) {
+	if b.errs == nil {
+		b.errs = map[string][]string{}
+	}
+	b.errs[field] = append(b.errs[field], msg)
+}
+
+// Failed reports whether field already has an error.
+func (b *Body) Failed(field string) bool { return len(b.errs[field]) > 0 }
+
+// Err returns the recorded errors as one EINVALID error, nil when there are none.
+func (b *Body) Err() error {
+	if len(b.errs) == 0 {
+		return nil
+	}
+	return &domain.Error{Code: domain.EINVALID, Fields: b.errs}
+}
+
+func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
+
+// Text describes a DRF CharField (or EmailField).
+type Text struct {
+	Required   bool
+	AllowNull  bool
+	AllowBlank bool
+	MaxLength  int  // 0: no limit
+	Email      bool // EmailField: Django's EmailValidator
+	NoTrim     bool // DRF trims white space unless trim_whitespace=False
+}
+
+// String reads a text field. It returns ok=false when the field is absent or failed; a null that is
+// allowed gives (nil, true).
+func (b *Body) String(name string, f Text) (*string, bool) {
+	raw, present := b.fields[name]
+	if !present {
+		if f.Required {
+			b.Fail(name, domain.MsgRequired)
+		}
+		return nil, false
+	}
+	if isNull(raw) {
+		if f.AllowNull {
+			return nil, true
+		}
+		b.Fail(name, domain.MsgNull)
+		return nil, false
+	}
+	s, ok := scalarText(raw)
+	if !ok {
+		b.Fail(name, domain.MsgNotString)
+		return nil, false
+	}
+	if !f.NoTrim {
+		s = strings.TrimSpace(s)
+	}
+	if s == "" {
+		if f.AllowBlank {
+			return &s, true
+		}
+		b.Fail(name, domain.MsgBlank)
+		return nil, false
+	}
+	if f.MaxLength > 0 && utf8.RuneCountInString(s) > f.MaxLength {
+		b.Fail(name, domain.MsgMaxLength(f.MaxLength))
+	}
+	if strings.ContainsRune(s, 0) {
+		b.Fail(name, "Null characters are not allowed.")
+	}
+	if f.Email && !domain.ValidEmail(s) {
+		b.Fail(name, domain.MsgEmail)
+	}
+	if b.Failed(name) {
+		return nil, false
+	}
+	return &s, true
+}
+
+// scalarText is DRF's CharField input rule: strings, and numbers as their text; not booleans, lists or
+// objects.
+func scalarText(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s, true
+	}
+	if t := pythonType(raw); t == "int" || t == "float" {
+		return string(bytes.TrimSpace(raw)), true
+	}
+	return "", false
+}
+
+// Choice reads an integer choice field (DRF ChoiceField over integer choices): 1 and "1" are both 1.
+func (b *Body) Choice(name string, valid func(int) bool, required bool) (int, bool) {
+	raw, present := b.fields[name]
+	if !present {
+		if required {
+			b.Fail(name, domain.MsgRequired)
+		}
+		return 0, false
+	}
+	if isNull(raw) {
+		b.Fail(name, domain.MsgNull)
+		return 0, false
+	}
+	text := pythonStr(raw)
+	n, err := strconv.Atoi(text)
+	if err != nil || !valid(n) || strconv.Itoa(n) != text {
+		b.Fail(name, domain.MsgChoice(text))
+		return 0, false
+	}
+	return n, true
+}
+
+// UUID reads a UUID field (DRF UUIDField, or a primary-key reference to a UUID) and returns it in
+// canonical lower-case form.
+func (b *Body) UUID(name string, required, allowNull bool) (*string, bool) {
+	raw, present := b.fields[name]
+	if !present {
+		if required {
+			b.Fail(name, domain.MsgRequired)
+		}
+		return nil, false
+	}
+	if isNull(raw) {
+		if allowNull {
+			return nil, true
+		}
+		b.Fail(name, domain.MsgNull)
+		return nil, false
+	}
+	id, ok := parseUUID(raw)
+	if !ok {
+		b.Fail(name, domain.MsgUUID)
+		return nil, false
+	}
+	return &id, true
+}
+
+func parseUUID(raw json.RawMessage) (string, bool) {
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return "", false
+	}
+	id, err := uuid.Parse(strings.TrimSpace(s))
+	if err != nil {
+		return "", false
+	}
+	return id.String(), true
+}
+
+// UUIDList reads a list of UUIDs (DRF ListField / many=True primary keys). Bad entries are reported by
+// their index, as DRF does: {"field": {"0": [...]}} is flattened to the message of the first bad entry.
+func (b *Body) UUIDList(name string) ([]string, bool) {
+	raw, present := b.fields[name]
+	if !present {
+		return nil, false
+	}
+	if isNull(raw) {
+		b.Fail(name, domain.MsgNull)
+		return nil, false
+	}
+	if t := pythonType(raw); t != "list" {
+		b.Fail(name, fmt.Sprintf("Expected a list of items but got type \"%s\".", t))
+		return nil, false
+	}
+	var items []json.RawMessage
+	if err := json.Unmarshal(raw, &items); err != nil {
+		b.Fail(name, domain.MsgUUID)
+		return nil, false
+	}
+	ids := make([]string, 0, len(items))
+	seen := map[string]bool{}
+	for _, item := range items {
+		id, ok := parseUUID(item)
+		if !ok {
+			b.Fail(name, domain.MsgUUID)
+			return nil, false
+		}
+		if !seen[id] {
+			seen[id] = true
+			ids = append(ids, id)
+		}
+	}
+	return ids, true
+}
+
+// pythonStr is str(value) in Python for a JSON scalar, which DRF puts in its choice messages.
+func pythonStr(raw json.RawMessage) string {
+	raw = bytes.TrimSpace(raw)
+	var s string
+	if err := json.Unmarshal(raw, &s); err == nil {
+		return s
+	}
+	switch string(raw) {
+	case "true":
+		return "True"
+	case "false":
+		return "False"
+	case "null":
+		return "None"
+	}
+	if pythonType(raw) == "float" {
+		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
+			t := strconv.FormatFloat(f, 'f', -1, 64)
+			if !strings.Contains(t, ".") {
+				t += ".0"
+			}
+			return t
+		}
+	}
+	return string(raw)
+}

@@ -1,0 +1,91 @@
+package httpapi
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strings"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// MaxBodyBytes is the largest request body accepted (SPEC §1).
+const MaxBodyBytes = 1 << 20
+
+// DecodeObject reads a JSON object body by SPEC §1's rules, in DRF's order: size (413), media type (415),
+// syntax (400 "JSON parse error"), then shape (400 non_field_errors). An empty body is an empty object,
+// as in DRF, whatever its Content-Type.
+func DecodeObject(r *http.Request) (*Body, error) {
+	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
+	if err != nil {
+		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", "could not read the body")
+	}
+	if len(raw) > MaxBodyBytes {
+		return nil, domain.Errorf(domain.ETOOLARGE, "Request body too large.")
+	}
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return &Body{fields: map[string]json.RawMessage{}}, nil
+	}
+	ct := r.Header.Get("Content-Type")
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return nil, domain.Errorf(domain.EMEDIATYPE, "Unsupported media type \"%s\" in request.", ct)
+	}
+	var v json.RawMessage
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if err := dec.Decode(&v); err != nil {
+		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", parseReason(err))
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", "Extra data after the JSON value")
+	}
+	if kind := pythonType(v); kind != "dict" {
+		return nil, &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
+			domain.NonFieldErrors: {fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", kind)},
+		}}
+	}
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(v, &fields); err != nil {
+		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", parseReason(err))
+	}
+	return &Body{fields: fields}, nil
+}
+
+// parseReason says what is wrong with the JSON without echoing the body back.
+func parseReason(err error) string {
+	var syn *json.SyntaxError
+	if errors.As(err, &syn) {
+		return fmt.Sprintf("%s (at byte %d)", syn.Error(), syn.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+		return "unexpected end of JSON input"
+	}
+	return strings.TrimPrefix(err.Error(), "json: ")
+}
+
+// pythonType names a JSON value's type as Python (and so DRF's messages) would.
+func pythonType(v json.RawMessage) string {
+	s := bytes.TrimSpace(v)
+	if len(s) == 0 {
+		return "NoneType"
+	}
+	switch s[0] {
+	case '{':
+		return "dict"
+	case '[':
+		return "list"
+	case '"':
+		return "str"
+	case 't', 'f':
+		return "bool"
+	case 'n':
+		return "NoneType"
+	}
+	if bytes.ContainsAny(s, ".eE") {
+		return "float"
+	}
+	return "int"
+}

@@ -1,0 +1,115 @@
+// Package httpapi is the HTTP plumbing every function shares: routing with DRF's 404/405, JSON bodies
+// with the size and content-type rules, DRF error bodies, Bearer authentication, request ids and logs.
+// It turns domain errors into HTTP responses in exactly one place (WriteError).
+package httpapi
+
+import (
+	"encoding/json"
+	"errors"
+	"net/http"
+	"sort"
+	"strings"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// WriteJSON writes v as the JSON body with status. Every response goes through here or WriteError, so
+// every response is application/json.
+func WriteJSON(w http.ResponseWriter, status int, v any) {
+	body, err := json.Marshal(v)
+	if err != nil {
+		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+type detailBody struct {
+	Detail string `json:"detail"`
+}
+
+// Messages of the errors that carry no domain detail.
+const (
+	msgServerError = "A server error occurred."
+	msgUnavailable = "Service temporarily unavailable, try again soon."
+)
+
+// statusOf is the one table from error codes to HTTP statuses.
+var statusOf = map[domain.Code]int{
+	domain.EINVALID:         http.StatusBadRequest,
+	domain.EUNAUTHENTICATED: http.StatusUnauthorized,
+	domain.EFORBIDDEN:       http.StatusForbidden,
+	domain.ENOTFOUND:        http.StatusNotFound,
+	domain.EMETHOD:          http.StatusMethodNotAllowed,
+	domain.ETOOLARGE:        http.StatusRequestEntityTooLarge,
+	domain.EMEDIATYPE:       http.StatusUnsupportedMediaType,
+	domain.ECONFLICT:        http.StatusServiceUnavailable,
+	domain.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	domain.EINTERNAL:        http.StatusInternalServerError,
+}
+
+// WriteError renders err as DRF would. Internal errors are logged with the request id and answered with
+// a generic message; nothing internal reaches the client.
+func WriteError(w http.ResponseWriter, r *http.Request, err error) {
+	var e *domain.Error
+	if !errors.As(err, &e) {
+		e = &domain.Error{Code: domain.EINTERNAL, Err: err}
+	}
+	status, ok := statusOf[e.Code]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	switch status {
+	case http.StatusInternalServerError:
+		Logger(r.Context()).Error("request failed", "error", err.Error())
+		WriteJSON(w, status, detailBody{msgServerError})
+		return
+	case http.StatusServiceUnavailable:
+		Logger(r.Context()).Warn("store unavailable", "error", err.Error())
+		w.Header().Set("Retry-After", "1")
+		WriteJSON(w, status, detailBody{msgUnavailable})
+		return
+	case http.StatusUnauthorized:
+		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+	}
+	if len(e.Fields) > 0 {
+		WriteJSON(w, status, orderedFields(e.Fields))
+		return
+	}
+	WriteJSON(w, status, detailBody{e.Detail})
+}
+
+// orderedFields renders field errors with the keys sorted and non_field_errors first, so that bodies
+// are stable for clients and tests.
+type orderedFields map[string][]string
+
+func (f orderedFields) MarshalJSON() ([]byte, error) {
+	keys := make([]string, 0, len(f))
+	for k := range f {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if (keys[i] == domain.NonFieldErrors) != (keys[j] == domain.NonFieldErrors) {
+			return keys[i] == domain.NonFieldErrors
+		}
+		return keys[i] < keys[j]
+	})
+	var b strings.Builder
+	b.WriteByte('{')
+	for i, k := range keys {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		name, _ := json.Marshal(k)
+		msgs, err := json.Marshal(f[k])
+		if err != nil {
+			return nil, err
+		}
+		b.Write(name)
+		b.WriteByte(':')
+		b.Write(msgs)
+	}
+	b.WriteByte('}')
+	return []byte(b.String()), nil
+}

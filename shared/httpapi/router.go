@@ -1,0 +1,208 @@
+package httpapi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/awslabs/aws-lambda-go-api-proxy/core"
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// HandlerFunc is a handler that returns its error instead of writing it, so that every error is
+// rendered by WriteError.
+type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
+
+// Route is one method and path pattern a Router serves.
+type Route struct {
+	Method  string
+	Pattern string // e.g. "/api/v1/comments/{id}/"
+}
+
+type route struct {
+	Route
+	segments []string
+	handler  HandlerFunc
+}
+
+// Router serves a function's routes. A pattern matches its path with or without the trailing slash
+// (SPEC §1: no redirect, a redirect loses a POST body); `{name}` matches one segment, read with
+// r.PathValue(name). Unknown paths answer DRF's 404, known paths with another method DRF's 405.
+type Router struct {
+	routes []route
+	log    *slog.Logger
+}
+
+// NewRouter returns an empty router that logs to log.
+func NewRouter(log *slog.Logger) *Router { return &Router{log: log} }
+
+// Handle registers h for method and pattern.
+func (rt *Router) Handle(method, pattern string, h HandlerFunc) {
+	rt.routes = append(rt.routes, route{
+		Route:    Route{Method: method, Pattern: pattern},
+		segments: splitPath(pattern),
+		handler:  h,
+	})
+}
+
+// Routes lists what the router serves, for the tests that hold handlers, template.yaml and openapi.yaml
+// together.
+func (rt *Router) Routes() []Route {
+	out := make([]Route, len(rt.routes))
+	for i, r := range rt.routes {
+		out[i] = r.Route
+	}
+	return out
+}
+
+func splitPath(p string) []string {
+	return strings.Split(strings.Trim(p, "/"), "/")
+}
+
+// ServeHTTP runs the matching handler with a request id, a request logger and a recover that turns a
+// panic into DRF's 500.
+func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	start := time.Now()
+	reqID, base := gatewayContext(r)
+	log := rt.log.With("request_id", reqID)
+	ctx := context.WithValue(r.Context(), ctxKey{}, requestInfo{id: reqID, log: log, basePath: base})
+	r = r.WithContext(ctx)
+	w.Header().Set("X-Request-Id", reqID)
+	rec := &statusRecorder{ResponseWriter: w}
+	defer func() {
+		if p := recover(); p != nil {
+			WriteError(rec, r, fmt.Errorf("panic: %v", p))
+		}
+		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
+			"duration_ms", time.Since(start).Milliseconds())
+	}()
+	path := strings.TrimPrefix(r.URL.Path, base)
+	err := rt.dispatch(rec, r, path)
+	if err == nil && rec.status == 0 {
+		err = fmt.Errorf("handler for %s %s wrote no response", r.Method, path)
+	}
+	if err != nil {
+		WriteError(rec, r, err)
+	}
+}
+
+func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) error {
+	segs := splitPath(path)
+	var allowed []string
+	for _, rte := range rt.routes {
+		params, ok := match(rte.segments, segs)
+		if !ok {
+			continue
+		}
+		if rte.Method != r.Method {
+			allowed = append(allowed, rte.Method)
+			continue
+		}
+		for k, v := range params {
+			r.SetPathValue(k, v)
+		}
+		return rte.handler(w, r)
+	}
+	if len(allowed) == 0 {
+		return domain.NotFound()
+	}
+	allowed = append(allowed, "OPTIONS")
+	sort.Strings(allowed)
+	w.Header().Set("Allow", strings.Join(allowed, ", "))
+	return domain.Errorf(domain.EMETHOD, "Method \"%s\" not allowed.", r.Method)
+}
+
+func match(pattern, path []string) (map[string]string, bool) {
+	if len(pattern) != len(path) {
+		return nil, false
+	}
+	var params map[string]string
+	for i, p := range pattern {
+		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
+			if path[i] == "" {
+				return nil, false
+			}
+			if params == nil {
+				params = map[string]string{}
+			}
+			params[p[1:len(p)-1]] = path[i]
+			continue
+		}
+		if p != path[i] {
+			return nil, false
+		}
+	}
+	return params, true
+}
+
+// gatewayContext returns API Gateway's request id and the base path (stage or custom-domain mapping)
+// in front of the resource path, when the request came through API Gateway. The base path is the one
+// place the stage is known: the router strips it and pagination links put it back.
+func gatewayContext(r *http.Request) (reqID, base string) {
+	gw, ok := core.GetAPIGatewayContextFromContext(r.Context())
+	if ok && gw.RequestID != "" {
+		reqID = gw.RequestID
+	} else {
+		reqID = uuid.NewString()
+	}
+	if ok && gw.Path != "" && gw.ResourcePath != "" {
+		// requestContext.path is the path the client used ("/Prod/api/v1/comments/"); the event's path
+		// is what the resource matched. What the former has in front of the latter is the base path.
+		if i := strings.Index(gw.Path, "/api/"); i > 0 {
+			base = gw.Path[:i]
+		}
+	}
+	return reqID, base
+}
+
+type ctxKey struct{}
+
+type requestInfo struct {
+	id       string
+	log      *slog.Logger
+	basePath string
+}
+
+func info(ctx context.Context) requestInfo {
+	ri, _ := ctx.Value(ctxKey{}).(requestInfo)
+	if ri.log == nil {
+		ri.log = slog.Default()
+	}
+	return ri
+}
+
+// Logger returns the logger of the request, which carries its request id.
+func Logger(ctx context.Context) *slog.Logger { return info(ctx).log }
+
+// RequestID returns the id of the request (API Gateway's where there is one).
+func RequestID(ctx context.Context) string { return info(ctx).id }
+
+// BasePath returns what the client's URL had in front of /api/ (the API Gateway stage, "/Prod"), empty
+// locally.
+func BasePath(ctx context.Context) string { return info(ctx).basePath }
+
+// statusRecorder remembers the status for the access log and makes sure one is always written: the
+// proxy adapter fails on a response without a status.
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+		s.ResponseWriter.WriteHeader(code)
+	}
+}
+
+func (s *statusRecorder) Write(b []byte) (int, error) {
+	if s.status == 0 {
+		s.WriteHeader(http.StatusOK)
+	}
+	return s.ResponseWriter.Write(b)
+}

@@ -1,0 +1,53 @@
+// Package service builds what every function's main needs, once per process (a Lambda cold start): the
+// configuration, the logger and the DynamoDB store. Handlers never see it; mains pass its parts in.
+package service
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/reportingplatform/api/shared/config"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// Env is the wired process.
+type Env struct {
+	Config config.Config
+	Log    *slog.Logger
+	Store  *dynamo.Store
+	Now    func() time.Time
+}
+
+// Load reads the environment and connects the store. optFns reach the DynamoDB client (tests add a
+// call-counting middleware there).
+func Load(ctx context.Context, optFns ...func(*dynamodb.Options)) (Env, error) {
+	cfg, err := config.FromEnv()
+	if err != nil {
+		return Env{}, err
+	}
+	client, err := dynamo.NewClient(ctx, cfg.DynamoDBEndpoint, optFns...)
+	if err != nil {
+		return Env{}, fmt.Errorf("dynamodb client: %w", err)
+	}
+	return Env{
+		Config: cfg,
+		Log:    httpapi.NewLogger(os.Stdout, cfg.LogFormat),
+		Store:  dynamo.New(client, cfg.TableName),
+		Now:    time.Now,
+	}, nil
+}
+
+// MustLoad is Load for a Lambda main: a function that cannot read its settings must not start.
+func MustLoad() Env {
+	env, err := Load(context.Background())
+	if err != nil {
+		slog.Error("start-up failed", "error", err.Error())
+		os.Exit(1)
+	}
+	return env
+}

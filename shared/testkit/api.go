@@ -1,0 +1,127 @@
+package testkit
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/shared/contract"
+)
+
+// Gateway returns template.yaml's API in front of the given functions (logical id → handler), built by
+// the same code `make run` uses: every request becomes the API Gateway event the deployed function
+// would get and goes through aws-lambda-go-api-proxy's adapter into the handler.
+func Gateway(tb testing.TB, handlers map[string]http.Handler) *gateway.Gateway {
+	tb.Helper()
+	path, err := gateway.FindTemplate()
+	if err != nil {
+		tb.Fatalf("find template.yaml: %v", err)
+	}
+	routes, err := gateway.LoadRoutes(path)
+	if err != nil {
+		tb.Fatalf("load routes: %v", err)
+	}
+	var mine []gateway.Route
+	for _, r := range routes {
+		if handlers[r.Function] != nil {
+			mine = append(mine, r)
+		}
+	}
+	gw, err := gateway.New(mine, handlers, "Prod")
+	if err != nil {
+		tb.Fatalf("gateway: %v", err)
+	}
+	return gw
+}
+
+// Response is what a client got.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// Request is one call to the API. Body is sent as is; a non-empty body gets Content-Type
+// application/json unless Header sets one.
+type Request struct {
+	Method string
+	Path   string // with its query, e.g. "/api/v1/comments/?page=2"
+	Token  string // sent as "Authorization: Bearer <token>" when not empty
+	Body   string
+	Header map[string]string
+}
+
+// Do sends req through h (a Gateway) and checks the response against openapi.yaml.
+func Do(tb testing.TB, h http.Handler, req Request) Response {
+	tb.Helper()
+	r := httptest.NewRequest(req.Method, "http://127.0.0.1:3000"+req.Path, strings.NewReader(req.Body))
+	if req.Body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if req.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+req.Token)
+	}
+	for k, v := range req.Header {
+		r.Header.Set(k, v)
+	}
+	w := httptest.NewRecorder()
+	h.ServeHTTP(w, r)
+	resp := Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+	u, err := url.Parse(req.Path)
+	if err != nil {
+		tb.Fatalf("bad path %q: %v", req.Path, err)
+	}
+	contract.Validate(tb, req.Method, u.Path, u.Query(), resp.Status, resp.Header, resp.Body)
+	if resp.Header.Get("X-Request-Id") == "" {
+		tb.Fatalf("%s %s: response without X-Request-Id", req.Method, req.Path)
+	}
+	return resp
+}
+
+// Object decodes the body as a JSON object.
+func (r Response) Object(tb testing.TB) map[string]any {
+	tb.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(r.Body, &m); err != nil {
+		tb.Fatalf("body is not a JSON object: %v: %s", err, r.Body)
+	}
+	return m
+}
+
+// Expect fails unless the response has status and a body equal to want as JSON (key order and white
+// space aside).
+func (r Response) Expect(tb testing.TB, status int, want string) {
+	tb.Helper()
+	if r.Status != status {
+		tb.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	if !JSONEqual(r.Body, []byte(want)) {
+		tb.Fatalf("body\n  %s\nwant\n  %s", r.Body, want)
+	}
+}
+
+// JSONEqual compares two JSON documents by value.
+func JSONEqual(a, b []byte) bool {
+	var x, y any
+	if json.Unmarshal(a, &x) != nil || json.Unmarshal(b, &y) != nil {
+		return false
+	}
+	xa, _ := json.Marshal(x)
+	ya, _ := json.Marshal(y)
+	return bytes.Equal(xa, ya)
+}
+
+// MustJSON marshals v or fails.
+func MustJSON(tb testing.TB, v any) string {
+	tb.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,124 @@
+// Package testkit is what every test of the service uses: a fresh table in a real DynamoDB Local, a
+// DynamoDB call counter, requests sent through the API Gateway event → proxy adapter → handler path,
+// and every response checked against openapi.yaml.
+package testkit
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"sort"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go/middleware"
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/dynamo"
+)
+
+// DB is a fresh table of the test's own in DynamoDB Local.
+type DB struct {
+	Client *dynamodb.Client
+	Table  string
+	Store  *dynamo.Store
+	Calls  *Calls
+}
+
+// NewDB creates a table with the store's definition under a random name and deletes it when the test
+// ends. It needs DYNAMODB_ENDPOINT (make test sets it); without it the test fails rather than skips, so
+// a run without a database can never pass.
+func NewDB(tb testing.TB) *DB {
+	tb.Helper()
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		tb.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
+	}
+	calls := &Calls{}
+	ctx := context.Background()
+	client, err := dynamo.NewClient(ctx, endpoint, func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, calls.middleware)
+	})
+	if err != nil {
+		tb.Fatalf("dynamodb client: %v", err)
+	}
+	table := "test-" + uuid.NewString()
+	if _, err := client.CreateTable(ctx, dynamo.TableDefinition(table)); err != nil {
+		tb.Fatalf("create table %s at %s: %v", table, endpoint, err)
+	}
+	tb.Cleanup(func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	calls.Reset()
+	return &DB{Client: client, Table: table, Store: dynamo.New(client, table), Calls: calls}
+}
+
+// Calls records every DynamoDB operation the store makes, with its start and end, so tests can hold
+// requests to a budget of calls (SDK middleware at the Initialize step: one per logical call, whatever
+// the SDK's retries).
+type Calls struct {
+	mu    sync.Mutex
+	calls []call
+}
+
+type call struct {
+	op         string
+	start, end time.Time
+}
+
+func (c *Calls) middleware(stack *middleware.Stack) error {
+	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.count",
+		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+			start := time.Now()
+			out, md, err := next.HandleInitialize(ctx, in)
+			c.mu.Lock()
+			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), start: start, end: time.Now()})
+			c.mu.Unlock()
+			return out, md, err
+		}), middleware.Before)
+}
+
+// Reset forgets the calls recorded so far.
+func (c *Calls) Reset() {
+	c.mu.Lock()
+	c.calls = nil
+	c.mu.Unlock()
+}
+
+// Ops lists the operations made since the last Reset, in the order they ended.
+func (c *Calls) Ops() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ops := make([]string, len(c.calls))
+	for i, cl := range c.calls {
+		ops[i] = cl.op
+	}
+	return ops
+}
+
+// Sequential is the length of the longest chain of calls each of which started after the previous one
+// ended: the round trips a request waits for. Calls made in parallel count once.
+func (c *Calls) Sequential() int {
+	c.mu.Lock()
+	calls := append([]call(nil), c.calls...)
+	c.mu.Unlock()
+	sort.Slice(calls, func(i, j int) bool { return calls[i].start.Before(calls[j].start) })
+	depth := make([]int, len(calls))
+	best := 0
+	for i := range calls {
+		depth[i] = 1
+		for j := 0; j < i; j++ {
+			if !calls[i].start.Before(calls[j].end) && depth[j]+1 > depth[i] {
+				depth[i] = depth[j] + 1
+			}
+		}
+		if depth[i] > best {
+			best = depth[i]
+		}
+	}
+	return best
+}
+
+func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
