@@ -3,10 +3,10 @@
 
 GO          ?= go
 DDB         := infra/scripts/dynamodb-local.sh
-FUNCTIONS   := auth users
+FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction
 GOFLAGS_LAMBDA := -trimpath -tags lambda.norpc -ldflags='-s -w'
 
-.PHONY: run test seed build bench vet dynamodb-local clean $(addprefix build-,AuthFunction UsersFunction)
+.PHONY: run test seed build bench dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
@@ -25,9 +25,9 @@ seed:
 bench:
 	@TEST_FLAGS="-run=^$$ -bench=. -benchmem" infra/scripts/test.sh
 
-## build: one linux/arm64 bootstrap per function under .aws-sam-local/<Function>/
+## build: one linux/arm64 bootstrap per function under .local/build/<Function>/
 build:
-	@for f in AuthFunction UsersFunction; do \
+	@for f in $(FUNCTIONS); do \
 		$(MAKE) --no-print-directory build-$$f ARTIFACTS_DIR=$(CURDIR)/.local/build/$$f || exit 1; \
 	done
 	@ls -l .local/build/*/bootstrap
@@ -37,6 +37,10 @@ build-AuthFunction:
 	$(call build_function,auth)
 build-UsersFunction:
 	$(call build_function,users)
+build-InvitationsFunction:
+	$(call build_function,invitations)
+build-CommentsFunction:
+	$(call build_function,comments)
 
 define build_function
 	mkdir -p $(ARTIFACTS_DIR)

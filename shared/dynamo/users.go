@@ -81,14 +81,9 @@ func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
 		ID: it.ID, Email: it.Email, PasswordHash: it.PasswordHash, FirstName: it.FirstName, LastName: it.LastName,
 		IsStaff: it.IsStaff, IsSuperuser: it.IsSuperuser, IsActive: it.IsActive,
 	}
-	var err error
-	for _, f := range []struct {
-		dst *time.Time
-		src string
-	}{{&u.DateJoined, it.DateJoined}, {&u.CreatedAt, it.CreatedAt}, {&u.UpdatedAt, it.UpdatedAt}} {
-		if *f.dst, err = domain.ParseTime(f.src); err != nil {
-			return domain.User{}, fail("decode user time", err)
-		}
+	if err := parseTimes("decode user", timeField{&u.DateJoined, it.DateJoined}, timeField{&u.CreatedAt, it.CreatedAt},
+		timeField{&u.UpdatedAt, it.UpdatedAt}); err != nil {
+		return domain.User{}, err
 	}
 	if it.LastLogin != nil {
 		t, err := domain.ParseTime(*it.LastLogin)

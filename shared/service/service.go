@@ -19,6 +19,7 @@ import (
 type Env struct {
 	Config config.Config
 	Log    *slog.Logger
+	Client *dynamodb.Client
 	Store  *dynamo.Store
 	Now    func() time.Time
 }
@@ -37,6 +38,7 @@ func Load(ctx context.Context, optFns ...func(*dynamodb.Options)) (Env, error) {
 	return Env{
 		Config: cfg,
 		Log:    httpapi.NewLogger(os.Stdout, cfg.LogFormat),
+		Client: client,
 		Store:  dynamo.New(client, cfg.TableName),
 		Now:    time.Now,
 	}, nil

@@ -1,0 +1,76 @@
+package domain
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestTokenStrings(t *testing.T) {
+	const id = "6f9619ff-8b86-4011-b42d-00cf4fc964ff"
+	tok, hash, err := NewTokenString(id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gotID, gotHash, ok := ParseTokenString(tok)
+	if !ok || gotID != id || gotHash != hash || hash == tok || len(hash) != 64 {
+		t.Fatalf("parse %q: %q %q %v", tok, gotID, gotHash, ok)
+	}
+	other, _, _ := NewTokenString(id)
+	if other == tok {
+		t.Fatal("two tokens are equal")
+	}
+	for _, bad := range []string{"", "x", tok + "x", strings.Replace(tok, ".", "", 1), tok[:40], "zz" + tok[2:], tok[:33] + "!" + tok[34:]} {
+		if _, _, ok := ParseTokenString(bad); ok {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+}
+
+func TestEmails(t *testing.T) {
+	for email, want := range map[string]bool{
+		"ada@example.com": true, "a.b+c@sub.example.co.uk": true, `"quoted"@example.com`: true, "x@localhost": true,
+		"": false, "ada": false, "ada@": false, "@example.com": false, "ada@example": false, "a b@example.com": false,
+		"ada@-example.com": false, "ada@example-.com": false, "ada@example.com\n": false, "a..b@example.com": false,
+	} {
+		if got := ValidEmail(email); got != want {
+			t.Errorf("ValidEmail(%q) = %v", email, got)
+		}
+	}
+	if got := NormalizeEmail(" Ada.L@EXAMPLE.Com "); got != "Ada.L@example.com" {
+		t.Errorf("NormalizeEmail = %q", got)
+	}
+	if EmailKey("Ada@Example.COM") != "ada@example.com" {
+		t.Error("EmailKey is not case-insensitive")
+	}
+}
+
+func TestEffectiveStatus(t *testing.T) {
+	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		status InvitationStatus
+		expiry time.Time
+		want   InvitationStatus
+	}{
+		{StatusPending, now.Add(time.Second), StatusPending},
+		{StatusPending, now, StatusExpired},
+		{StatusAccepted, now.Add(-time.Hour), StatusAccepted},
+		{StatusRevoked, now.Add(-time.Hour), StatusRevoked},
+	} {
+		inv := Invitation{Status: tc.status, ExpiryDate: tc.expiry}
+		if got := inv.EffectiveStatus(now); got != tc.want {
+			t.Errorf("%d expiring %v: %d, want %d", tc.status, tc.expiry, got, tc.want)
+		}
+	}
+}
+
+func TestTimeFormat(t *testing.T) {
+	ts := time.Date(2026, 11, 20, 10, 4, 5, 123456789, time.FixedZone("X", 3600))
+	if got := FormatTime(ts); got != "2026-11-20T09:04:05.123456Z" {
+		t.Fatalf("FormatTime = %s", got)
+	}
+	back, err := ParseTime("2026-11-20T09:04:05.123456Z")
+	if err != nil || !back.Equal(ts.Truncate(time.Microsecond)) {
+		t.Fatalf("ParseTime = %v %v", back, err)
+	}
+}

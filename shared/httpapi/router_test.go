@@ -1,0 +1,72 @@
+package httpapi
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+func TestRouter(t *testing.T) {
+	rt := NewRouter(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rt.Handle("GET", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
+		WriteJSON(w, 200, map[string]string{"id": r.PathValue("id")})
+		return nil
+	})
+	rt.Handle("PATCH", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
+		return domain.FieldError("name", "This field is required.")
+	})
+	rt.Handle("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("secret detail") })
+	rt.Handle("GET", "/api/v1/fault", func(w http.ResponseWriter, r *http.Request) error { return errors.New("secret detail") })
+	rt.Handle("GET", "/api/v1/silent", func(w http.ResponseWriter, r *http.Request) error { return nil })
+	rt.Handle("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
+		return &domain.Error{Code: domain.EUNAVAILABLE, Err: errors.New("throttled")}
+	})
+	for _, tc := range []struct {
+		method, path string
+		status       int
+		body, allow  string
+	}{
+		{"GET", "/api/v1/things/42/", 200, `{"id":"42"}`, ""},
+		{"GET", "/api/v1/things/42", 200, `{"id":"42"}`, ""},
+		{"PATCH", "/api/v1/things/42/", 400, `{"name":["This field is required."]}`, ""},
+		{"DELETE", "/api/v1/things/42/", 405, `{"detail":"Method \"DELETE\" not allowed."}`, "GET, OPTIONS, PATCH"},
+		{"GET", "/api/v1/things/", 404, `{"detail":"Not found."}`, ""},
+		{"GET", "/api/v1/things/42/extra/", 404, `{"detail":"Not found."}`, ""},
+		{"GET", "/api/v1/boom", 500, `{"detail":"A server error occurred."}`, ""},
+		{"GET", "/api/v1/fault", 500, `{"detail":"A server error occurred."}`, ""},
+		{"GET", "/api/v1/silent", 500, `{"detail":"A server error occurred."}`, ""},
+		{"GET", "/api/v1/busy", 503, `{"detail":"Service temporarily unavailable, try again soon."}`, ""},
+	} {
+		t.Run(tc.method+" "+tc.path, func(t *testing.T) {
+			w := httptest.NewRecorder()
+			rt.ServeHTTP(w, httptest.NewRequest(tc.method, tc.path, nil))
+			if w.Code != tc.status || w.Body.String() != tc.body {
+				t.Fatalf("got %d %s, want %d %s", w.Code, w.Body, tc.status, tc.body)
+			}
+			if w.Header().Get("Content-Type") != "application/json" || w.Header().Get("X-Request-Id") == "" {
+				t.Fatalf("headers %v", w.Header())
+			}
+			if w.Header().Get("Allow") != tc.allow {
+				t.Fatalf("Allow %q, want %q", w.Header().Get("Allow"), tc.allow)
+			}
+			if tc.status == 503 && w.Header().Get("Retry-After") == "" {
+				t.Fatal("503 without Retry-After")
+			}
+		})
+	}
+}
+
+func TestFieldErrorsAreOrdered(t *testing.T) {
+	w := httptest.NewRecorder()
+	WriteError(w, httptest.NewRequest("GET", "/", nil), &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
+		"b": {"x"}, "non_field_errors": {"y"}, "a": {"z"},
+	}})
+	if want := `{"non_field_errors":["y"],"a":["z"],"b":["x"]}`; w.Body.String() != want {
+		t.Fatalf("got %s want %s", w.Body, want)
+	}
+}
