@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"log/slog"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
@@ -56,6 +57,10 @@ type organizationEntry struct {
 	Role domain.Role `json:"role"`
 }
 
+// unusablePasswordPrefix marks Django's set_unusable_password() hashes: a user who cannot log in with a
+// password, not a damaged hash.
+const unusablePasswordPrefix = "!"
+
 var errBadCredentials = &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
 	domain.NonFieldErrors: {domain.MsgBadCredentials},
 }}
@@ -80,7 +85,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ok, rehash, err := password.Verify(*plain, user.PasswordHash)
-	if err != nil {
+	if err != nil && !strings.HasPrefix(user.PasswordHash, unusablePasswordPrefix) {
 		httpapi.Logger(r.Context()).Warn("stored password hash unreadable", "user_id", user.ID)
 	}
 	if !ok || !user.IsActive {

@@ -1,0 +1,85 @@
+package comments_test
+
+import (
+	"testing"
+
+	"github.com/google/uuid"
+)
+
+// TestCallBudget holds every operation to its sequential DynamoDB round trips, authentication
+// included: list and retrieve 3, PUT and PATCH 4. Parallel calls count once (Calls.Sequential).
+func TestCallBudget(t *testing.T) {
+	e := setup(t)
+	th := e.thread("report")
+	root := th.add("t", "")
+	reply := th.add("t", root.ID)
+	for range 30 {
+		th.add("t", "")
+	}
+	lone := th.add("", "")
+	other := th.add("", "")
+	chain1 := th.add("", "")
+	chain2 := th.add("", chain1.ID)
+	chain3 := th.add("", chain2.ID)
+	th.load(t)
+	target := e.thread("report")
+	onTarget := target.add("", "")
+	target.load(t)
+	oid := th.objectID
+
+	for _, tc := range []struct {
+		name, method, path, role, body string
+		status, budget                 int
+	}{
+		{"list page 1", "GET", listPath("report", oid), "alice", "", 200, 3},
+		{"list with tag, newest first, page 2", "GET", listPath("report", oid, "tag=t", "ordering=-created_at", "page=2", "page_size=10"), "alice", "", 200, 3},
+		{"list last page", "GET", listPath("report", oid, "page=last", "page_size=7"), "alice", "", 200, 3},
+		{"list by staff", "GET", listPath("report", oid), "staff", "", 200, 3},
+		{"list hidden from the caller", "GET", listPath("report", oid), "bob", "", 200, 3},
+		{"list of an empty object", "GET", listPath("report", uuid.NewString()), "alice", "", 200, 3},
+		{"list past the last page", "GET", listPath("report", oid, "page=9"), "alice", "", 404, 3},
+		{"retrieve", "GET", itemPath(reply.ID), "amy", "", 200, 3},
+		{"retrieve hidden", "GET", itemPath(reply.ID), "bob", "", 404, 3},
+		{"PATCH text", "PATCH", itemPath(lone.ID), "alice", `{"text": "x"}`, 200, 4},
+		{"PATCH tag", "PATCH", itemPath(lone.ID), "alice", `{"tag": "u"}`, 200, 4},
+		{"PATCH parent", "PATCH", itemPath(lone.ID), "alice", `{"parent": "` + root.ID + `"}`, 200, 4},
+		{"PUT move with a new parent", "PUT", itemPath(lone.ID), "alice",
+			`{"content_type": "report", "object_id": "` + target.objectID + `", "parent": "` + onTarget.ID + `", "tag": "v"}`, 200, 4},
+		{"PUT move to a new object", "PUT", itemPath(other.ID), "staff",
+			`{"content_type": "datasetconfiguration", "object_id": "` + uuid.NewString() + `"}`, 200, 4},
+		{"PATCH refused by a rule", "PATCH", itemPath(root.ID), "alice", `{"object_id": "` + target.objectID + `"}`, 400, 4},
+		{"PATCH forbidden", "PATCH", itemPath(reply.ID), "amy", `{"text": "x"}`, 403, 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.db.Calls.Reset()
+			resp := e.do(t, tc.method, tc.path, tc.role, tc.body)
+			if resp.Status != tc.status {
+				t.Fatalf("status %d, want %d: %s", resp.Status, tc.status, resp.Body)
+			}
+			if got := e.db.Calls.Sequential(); got > tc.budget {
+				t.Fatalf("%d sequential calls %v, budget %d", got, e.db.Calls, tc.budget)
+			}
+			t.Logf("%d sequential: %v", e.db.Calls.Sequential(), e.db.Calls)
+		})
+	}
+	// Re-parenting a comment that has replies walks up the new parent's chain: one GetItem per
+	// ancestor, the one documented exception to the budget.
+	t.Run("re-parenting a comment with replies walks the chain", func(t *testing.T) {
+		e.db.Calls.Reset()
+		resp := e.do(t, "PATCH", itemPath(root.ID), "alice", `{"parent": "`+th.comments[5].ID+`"}`)
+		if resp.Status != 200 {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if got := e.db.Calls.Sequential(); got > 4 {
+			t.Fatalf("%d sequential calls %v for a parent that is a root", got, e.db.Calls)
+		}
+		e.db.Calls.Reset()
+		resp = e.do(t, "PATCH", itemPath(root.ID), "alice", `{"parent": "`+chain3.ID+`"}`)
+		if resp.Status != 200 {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if got := e.db.Calls.Sequential(); got != 4+2 {
+			t.Fatalf("%d sequential calls %v below a parent with two ancestors, want 6", got, e.db.Calls)
+		}
+	})
+}

@@ -1,0 +1,130 @@
+// Package comments serves the comment operations of SPEC §3 and §6: the paginated list of an object's
+// comments, and reading, replacing and partially updating one comment. Each operation has a budget of
+// sequential DynamoDB round trips, authentication included (list and retrieve 3, PUT/PATCH 4), which the
+// tests hold it to: list.go, retrieve.go and write.go say how each stays within it.
+package comments
+
+import (
+	"log/slog"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// The seed's paths; the router also serves them without the trailing slash.
+const (
+	ListPath = "/api/v1/comments/"
+	ItemPath = "/api/v1/comments/{id}/"
+)
+
+type handler struct {
+	store domain.CommentStore
+	auth  *httpapi.Authenticator
+	now   func() time.Time
+}
+
+// New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
+func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
+	h := &handler{store: store, auth: &httpapi.Authenticator{Tokens: store, Now: now}, now: now}
+	rt := httpapi.NewRouter(log)
+	rt.Handle(http.MethodGet, ListPath, h.list)
+	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
+	rt.Handle(http.MethodPut, ItemPath, h.replace)
+	rt.Handle(http.MethodPatch, ItemPath, h.partialUpdate)
+	return rt
+}
+
+// canRead is SPEC §3's read rule: staff, and members of the organization that owns the comments.
+func canRead(u domain.User, orgID string) bool {
+	if u.Privileged() {
+		return true
+	}
+	_, member := u.MembershipOf(orgID)
+	return orgID != "" && member
+}
+
+// canWrite is SPEC §3's write rule: staff and the commenter, whether or not still a member.
+func canWrite(u domain.User, c domain.Comment) bool { return u.Privileged() || c.CommenterID == u.ID }
+
+// pathID returns the {id} of the path as a canonical UUID. Anything else is DRF's 404: its lookup of a
+// malformed UUID finds nothing.
+func pathID(r *http.Request) (string, error) {
+	id, ok := parsePythonUUID(r.PathValue("id"))
+	if !ok {
+		return "", domain.NotFound()
+	}
+	return id, nil
+}
+
+// parsePythonUUID accepts the forms Python's uuid.UUID(hex) does, which is what Django applies to ids
+// in paths and filters: optional "urn:" / "uuid:" prefixes and braces, hyphens anywhere, 32 hex digits.
+func parsePythonUUID(s string) (string, bool) {
+	s = strings.ReplaceAll(strings.ReplaceAll(s, "urn:", ""), "uuid:", "")
+	s = strings.ReplaceAll(strings.Trim(s, "{}"), "-", "")
+	if len(s) != 32 {
+		return "", false
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		return "", false
+	}
+	return id.String(), true
+}
+
+// commenterJSON is SPEC §6's commenter: names are "" rather than null, full_name is Django's
+// get_full_name.
+type commenterJSON struct {
+	ID        string `json:"id"`
+	FullName  string `json:"full_name"`
+	Email     string `json:"email"`
+	FirstName string `json:"first_name"`
+	LastName  string `json:"last_name"`
+}
+
+// commentJSON is the seed's read shape, in the seed's field order.
+type commentJSON struct {
+	ID          string        `json:"id"`
+	ContentType string        `json:"content_type"`
+	Commenter   commenterJSON `json:"commenter"`
+	CreatedAt   string        `json:"created_at"`
+	UpdatedAt   string        `json:"updated_at"`
+	ObjectID    string        `json:"object_id"`
+	Tag         *string       `json:"tag"`
+	Text        string        `json:"text"`
+	Parent      *string       `json:"parent"`
+}
+
+// readShape renders c with its commenter. A commenter that cannot be found (users are never deleted, so
+// only broken data gets here) is shown by id alone rather than failing the whole page.
+func readShape(c domain.Comment, commenter domain.User, found bool) commentJSON {
+	if !found {
+		commenter = domain.User{ID: c.CommenterID}
+	}
+	return commentJSON{
+		ID: c.ID, ContentType: c.ContentType,
+		Commenter: commenterJSON{
+			ID: commenter.ID, FullName: commenter.FullName(), Email: commenter.Email,
+			FirstName: domain.Deref(commenter.FirstName), LastName: domain.Deref(commenter.LastName),
+		},
+		CreatedAt: domain.FormatTime(c.CreatedAt), UpdatedAt: domain.FormatTime(c.UpdatedAt),
+		ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID,
+	}
+}
+
+// writtenJSON is the seed's write shape: what PUT and PATCH return, exactly these six fields.
+type writtenJSON struct {
+	ID          string  `json:"id"`
+	ContentType string  `json:"content_type"`
+	ObjectID    string  `json:"object_id"`
+	Tag         *string `json:"tag"`
+	Text        string  `json:"text"`
+	Parent      *string `json:"parent"`
+}
+
+func writeShape(c domain.Comment) writtenJSON {
+	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID}
+}

@@ -1,0 +1,271 @@
+package comments_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/functions/comments"
+	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/shared/contract"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// env is one test's world: a fresh table, the comments function behind the gateway, two
+// organizations and users in every role SPEC §3 names.
+type env struct {
+	db       *testkit.DB
+	gw       http.Handler
+	now      time.Time // the handler's clock: every save's updated_at
+	orgA     string
+	orgB     string
+	users    map[string]domain.User // by role name
+	tokens   map[string]string
+	loadedAt time.Time // updated_at of every comment the fixture loader wrote
+}
+
+// Roles: staff (no membership), alice (commenter, member of A), amy (member of A), bob (member of B),
+// olga (no membership).
+func setup(t *testing.T) *env {
+	t.Helper()
+	db := testkit.NewDB(t)
+	return setupOn(t, db, db.Store)
+}
+
+// setupOn is setup with the handler over store (a store with its own client, say), on db's table.
+func setupOn(t *testing.T, db *testkit.DB, store *dynamo.Store) *env {
+	t.Helper()
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	e := &env{
+		db: db, now: now, orgA: uuid.NewString(), orgB: uuid.NewString(),
+		users: map[string]domain.User{}, tokens: map[string]string{},
+		loadedAt: now.Add(-time.Hour),
+	}
+	var logs io.Writer = io.Discard
+	if os.Getenv("TEST_LOG") != "" {
+		logs = os.Stderr
+	}
+	log := slog.New(slog.NewTextHandler(logs, nil))
+	e.gw = testkit.Gateway(t, map[string]http.Handler{
+		"CommentsFunction": comments.New(store, log, func() time.Time { return now }),
+	})
+	for _, u := range []struct {
+		role        string
+		first, last *string
+		staff       bool
+	}{
+		{"staff", domain.Ptr("Sam"), domain.Ptr("Staff"), true},
+		{"alice", domain.Ptr("Alice"), nil, false},
+		{"amy", domain.Ptr("Amy"), domain.Ptr("Member"), false},
+		{"bob", nil, domain.Ptr("Bob"), false},
+		{"olga", domain.Ptr("Olga"), domain.Ptr("Outsider"), false},
+	} {
+		user := db.User(t, testkit.NewUser{Email: u.role + "-" + uuid.NewString()[:8] + "@Example.COM", FirstName: u.first, LastName: u.last, Staff: u.staff})
+		e.users[u.role] = user
+		e.tokens[u.role] = db.Token(t, user, time.Hour)
+	}
+	e.load(t, fixtureFile{
+		Organizations: []fxOrg{{ID: e.orgA, Name: "Acme " + e.orgA[:8]}, {ID: e.orgB, Name: "Beta " + e.orgB[:8]}},
+		Members: []fxMember{
+			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["alice"].ID},
+			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["amy"].ID, Role: 2},
+			{ID: uuid.NewString(), OrganizationID: e.orgB, UserID: e.users["bob"].ID},
+		},
+	})
+	return e
+}
+
+// fixtureFile is SPEC §7's format, the sections these tests need.
+type fixtureFile struct {
+	Organizations []fxOrg     `json:"organizations,omitempty"`
+	Members       []fxMember  `json:"members,omitempty"`
+	Comments      []fxComment `json:"comments,omitempty"`
+}
+
+type fxOrg struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+type fxMember struct {
+	ID             string `json:"id"`
+	OrganizationID string `json:"organization_id"`
+	UserID         string `json:"user_id"`
+	Role           int    `json:"role"`
+}
+
+type fxComment struct {
+	ID             string  `json:"id"`
+	OrganizationID string  `json:"organization_id"`
+	CommenterID    string  `json:"commenter_id"`
+	ContentType    string  `json:"content_type"`
+	ObjectID       string  `json:"object_id"`
+	Tag            *string `json:"tag"`
+	Text           string  `json:"text"`
+	Parent         *string `json:"parent"`
+	CreatedAt      string  `json:"created_at"`
+}
+
+// load writes f with the fixture loader, which keeps the counters as the API does.
+func (e *env) load(t testing.TB, f fixtureFile) {
+	t.Helper()
+	data, err := json.Marshal(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parsed, err := fixture.Parse(bytes.NewReader(data))
+	if err != nil {
+		t.Fatalf("parse fixture: %v", err)
+	}
+	if _, err := fixture.Load(context.Background(), e.db.Store, parsed, e.loadedAt, time.Hour); err != nil {
+		t.Fatalf("load fixture: %v", err)
+	}
+}
+
+// thread builds comments on one object of orgA by alice, created a second apart from base in the
+// order given.
+type thread struct {
+	e           *env
+	contentType string
+	objectID    string
+	org         string
+	base        time.Time
+	comments    []fxComment
+}
+
+func (e *env) thread(contentType string) *thread {
+	return &thread{e: e, contentType: contentType, objectID: uuid.NewString(), org: e.orgA,
+		base: time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)}
+}
+
+// add appends a comment and returns it; tag "" means none, parent "" none.
+func (th *thread) add(tag, parent string) fxComment {
+	c := fxComment{
+		ID: uuid.NewString(), OrganizationID: th.org, CommenterID: th.e.users["alice"].ID,
+		ContentType: th.contentType, ObjectID: th.objectID, Text: "comment " + uuid.NewString()[:8],
+		CreatedAt: th.base.Add(time.Duration(len(th.comments)) * time.Second).Format(time.RFC3339Nano),
+	}
+	if tag != "" {
+		c.Tag = &tag
+	}
+	if parent != "" {
+		c.Parent = &parent
+	}
+	th.comments = append(th.comments, c)
+	return c
+}
+
+func (th *thread) load(t testing.TB) { t.Helper(); th.e.load(t, fixtureFile{Comments: th.comments}) }
+
+// readJSON is the read shape the API must give c.
+func (e *env) readJSON(t testing.TB, c fxComment) map[string]any {
+	t.Helper()
+	var author domain.User
+	for _, u := range e.users {
+		if u.ID == c.CommenterID {
+			author = u
+		}
+	}
+	created, err := time.Parse(time.RFC3339Nano, c.CreatedAt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return map[string]any{
+		"id": c.ID, "content_type": c.ContentType,
+		"commenter": map[string]any{"id": author.ID, "full_name": author.FullName(), "email": author.Email,
+			"first_name": domain.Deref(author.FirstName), "last_name": domain.Deref(author.LastName)},
+		"created_at": domain.FormatTime(created), "updated_at": domain.FormatTime(e.loadedAt),
+		"object_id": c.ObjectID, "tag": c.Tag, "text": c.Text, "parent": c.Parent,
+	}
+}
+
+// do sends one request as role ("" for none) through the gateway; responses are checked against
+// openapi.yaml.
+func (e *env) do(t testing.TB, method, path, role, body string) testkit.Response {
+	t.Helper()
+	return testkit.Do(t, e.gw, testkit.Request{Method: method, Path: path, Token: e.tokens[role], Body: body})
+}
+
+// doAt sends a GET of target (with a stage prefix or not) from another host and scheme, as a client of
+// the deployed API would. testkit.Do checks the path as sent, which with a stage is not openapi.yaml's,
+// so this strips the stage before the contract check.
+func (e *env) doAt(t testing.TB, target, host, proto, stage, role string) testkit.Response {
+	t.Helper()
+	r := httptest.NewRequest("GET", target, nil)
+	r.Host = host
+	if proto != "" {
+		r.Header.Set("X-Forwarded-Proto", proto)
+	}
+	r.Header.Set("Authorization", "Bearer "+e.tokens[role])
+	w := httptest.NewRecorder()
+	e.gw.ServeHTTP(w, r)
+	u, err := url.Parse(strings.TrimPrefix(r.URL.RequestURI(), stage))
+	if err != nil {
+		t.Fatal(err)
+	}
+	contract.Validate(t, "GET", u.Path, u.Query(), w.Code, w.Header(), w.Body.Bytes())
+	return testkit.Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+}
+
+// list is the envelope the API must give.
+func list(count int, next, previous *string, results ...map[string]any) string {
+	if results == nil {
+		results = []map[string]any{}
+	}
+	b, _ := json.Marshal(map[string]any{"count": count, "next": next, "previous": previous, "results": results})
+	return string(b)
+}
+
+func str(s string) *string { return &s }
+
+// listPath is the list URL for an object with extra query parameters.
+func listPath(contentType, objectID string, extra ...string) string {
+	q := "content_type=" + contentType + "&object_id=" + objectID
+	for _, x := range extra {
+		q += "&" + x
+	}
+	return "/api/v1/comments/?" + q
+}
+
+// keysInOrder returns the keys of the top-level JSON object in body, in the order they appear.
+func keysInOrder(t testing.TB, body []byte) []string {
+	t.Helper()
+	dec := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		t.Fatalf("not an object: %s", body)
+	}
+	var keys []string
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, tok.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return keys
+}
+
+func mustJSON(t testing.TB, v any) string {
+	t.Helper()
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}

@@ -1,0 +1,234 @@
+package comments
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// pagination is DRF's PageNumberPagination as SPEC §6 sets it.
+var pagination = httpapi.PageNumberPagination{PageSize: 20, MaxPageSize: 100}
+
+// speculativeEntries bounds the index entries a list reads before it knows the count. Pages within it
+// (page 50 at the default size) are read in parallel with the count: three round trips. A deeper page
+// waits for the count, so that a page number past the end never costs a read of the whole index.
+const speculativeEntries = 1000
+
+// listQuery is a list request's filters, ordering and page.
+type listQuery struct {
+	object     domain.CommentObject
+	tag        *string
+	descending bool
+	page       httpapi.PageRequest
+}
+
+// readListQuery applies the filters as django-filter's form does (the last value of a repeated
+// parameter; every failing filter reported at once) and the ordering as DRF's OrderingFilter does.
+func readListQuery(q url.Values) (listQuery, error) {
+	errs := map[string][]string{}
+	lq := listQuery{page: pagination.Read(q)}
+	switch ct := lastOf(q, "content_type"); {
+	case ct == "":
+		errs["content_type"] = []string{domain.MsgRequired}
+	case !domain.ValidContentType(ct):
+		errs["content_type"] = []string{fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", ct)}
+	default:
+		lq.object.ContentType = ct
+	}
+	// forms.UUIDField strips white space first (it is a CharField).
+	if raw := strings.TrimSpace(lastOf(q, "object_id")); raw == "" {
+		errs["object_id"] = []string{domain.MsgRequired}
+	} else if id, ok := parsePythonUUID(raw); !ok {
+		errs["object_id"] = []string{"Enter a valid UUID."}
+	} else {
+		lq.object.ObjectID = id
+	}
+	if len(errs) > 0 {
+		return listQuery{}, &domain.Error{Code: domain.EINVALID, Fields: errs}
+	}
+	// A CharFilter ignores an empty value (after the form's strip).
+	if tag := strings.TrimSpace(lastOf(q, "tag")); tag != "" {
+		lq.tag = &tag
+	}
+	// OrderingFilter keeps the valid terms of a comma-separated list; the first decides, as the rest
+	// only break ties that created_at and then id already break. Nothing valid: the default.
+	for _, term := range strings.Split(lastOf(q, "ordering"), ",") {
+		if t := strings.TrimSpace(term); t == "created_at" || t == "-created_at" {
+			lq.descending = t == "-created_at"
+			break
+		}
+	}
+	return lq, nil
+}
+
+func lastOf(q url.Values, name string) string {
+	if vs := q[name]; len(vs) > 0 {
+		return vs[len(vs)-1]
+	}
+	return ""
+}
+
+// listJSON is DRF's paginated envelope, keys in DRF's order.
+type listJSON struct {
+	Count    int           `json:"count"`
+	Next     *string       `json:"next"`
+	Previous *string       `json:"previous"`
+	Results  []commentJSON `json:"results"`
+}
+
+// list is GET /api/v1/comments/. Round trips: authentication; then the object's counter (count and
+// owner) in parallel with a Query of the comment index for the entries up to the page; then one
+// BatchGetItem of the page's comments and commenters. The count decides visibility (another
+// organization's object lists as empty) and the page's validity before the page itself is read.
+func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
+	caller, err := h.auth.Authenticate(r)
+	if err != nil {
+		return err
+	}
+	lq, err := readListQuery(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	if !lq.page.Valid() {
+		_, err := lq.page.Resolve(0)
+		return err
+	}
+	early, speculative := speculativeRead(lq)
+	var pending <-chan indexResult
+	if speculative {
+		pending = h.readIndex(r.Context(), lq, early)
+	}
+	// collect waits for the speculative read even when it is not used, so that no call outlives the
+	// request (Lambda freezes the process after the response). It is not cancelled: it was sent with
+	// the count, so by the time the count answers it is paid for and nearly done.
+	collect := func() indexResult {
+		if pending == nil {
+			return indexResult{}
+		}
+		res := <-pending
+		pending = nil
+		return res
+	}
+	defer collect()
+
+	count, err := h.store.CommentCount(r.Context(), lq.object, lq.tag)
+	if err != nil {
+		return err
+	}
+	n := count.N
+	if !canRead(caller, count.OrganizationID) {
+		n = 0
+	}
+	page, err := lq.page.Resolve(n)
+	if err != nil {
+		return err
+	}
+	results := []commentJSON{}
+	if page.Len() > 0 {
+		plan := early
+		var res indexResult
+		if speculative {
+			res = collect()
+		} else {
+			plan = countedRead(lq, page)
+			res.refs, res.err = h.store.CommentIndex(r.Context(), plan.query(lq))
+		}
+		if res.err != nil {
+			return res.err
+		}
+		if results, err = h.page(r.Context(), lq, plan.window(res.refs, page)); err != nil {
+			return err
+		}
+	}
+	out := listJSON{Count: page.Count, Results: results}
+	out.Next, out.Previous = page.Links(r)
+	httpapi.WriteJSON(w, http.StatusOK, out)
+	return nil
+}
+
+type indexResult struct {
+	refs []domain.CommentRef
+	err  error
+}
+
+func (h *handler) readIndex(ctx context.Context, lq listQuery, plan indexRead) <-chan indexResult {
+	ch := make(chan indexResult, 1)
+	go func() {
+		refs, err := h.store.CommentIndex(ctx, plan.query(lq))
+		ch <- indexResult{refs, err}
+	}()
+	return ch
+}
+
+// page reads the comments and commenters refs name and renders them. A comment that left the object
+// or the tag since the (eventually consistent) index listed it is dropped rather than shown under the
+// wrong object.
+func (h *handler) page(ctx context.Context, lq listQuery, refs []domain.CommentRef) ([]commentJSON, error) {
+	comments, users, err := h.store.CommentPage(ctx, refs)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]commentJSON, 0, len(comments))
+	for _, c := range comments {
+		if c.ContentType != lq.object.ContentType || c.ObjectID != lq.object.ObjectID ||
+			(lq.tag != nil && (c.Tag == nil || *c.Tag != *lq.tag)) {
+			continue
+		}
+		u, found := users[c.CommenterID]
+		out = append(out, readShape(c, u, found))
+	}
+	return out, nil
+}
+
+// indexRead is how a page is read from the index: the first limit entries in the requested order, or
+// (reversed) the last ones, read from the other end.
+type indexRead struct {
+	limit    int
+	reversed bool
+}
+
+func (p indexRead) query(lq listQuery) domain.CommentIndexQuery {
+	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed, Limit: p.limit}
+}
+
+// speculativeRead is the read started before the count is known: the entries up to a numbered page, or
+// a page's worth from the far end for "last" (the last page is within it whatever the count).
+func speculativeRead(lq listQuery) (indexRead, bool) {
+	if lq.page.Last() {
+		return indexRead{limit: lq.page.Size, reversed: true}, true
+	}
+	if needed, ok := lq.page.Needed(); ok && needed <= speculativeEntries {
+		return indexRead{limit: needed}, true
+	}
+	return indexRead{}, false
+}
+
+// countedRead is the read of a deep page once the count is known: from whichever end is nearer.
+func countedRead(lq listQuery, page httpapi.Page) indexRead {
+	fromStart, fromEnd := page.Offset()+page.Len(), page.Count-page.Offset()
+	if fromEnd < fromStart {
+		return indexRead{limit: fromEnd, reversed: true}
+	}
+	return indexRead{limit: fromStart}
+}
+
+// window picks the page's entries out of what plan read, in the requested order. Bounds are checked
+// because the index may briefly hold one entry more or less than the (strongly consistent) count.
+func (p indexRead) window(refs []domain.CommentRef, page httpapi.Page) []domain.CommentRef {
+	from, to := page.Offset(), page.Offset()+page.Len()
+	if p.reversed {
+		from, to = page.Count-to, page.Count-from
+	}
+	from, to = min(max(from, 0), len(refs)), min(max(to, 0), len(refs))
+	out := slices.Clone(refs[from:to])
+	if p.reversed {
+		slices.Reverse(out)
+	}
+	return out
+}

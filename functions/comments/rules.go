@@ -1,0 +1,105 @@
+package comments
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// maxAncestors bounds the walk up a new parent's chain. Every comment walked is guarded by a
+// ConditionCheck in the save's transaction (at most 100 items, of which the save itself needs up to 7),
+// so the bound also keeps the transaction valid. Threads that deep do not occur in practice.
+const maxAncestors = 90
+
+// Messages of SPEC §6's write rules.
+const (
+	msgOwnAncestor  = "A comment cannot be its own ancestor."
+	msgMovedReplies = "A comment with replies cannot be moved."
+)
+
+// check applies SPEC §6's rules that need more than the body, and returns the save to make:
+//
+//   - a comment with replies cannot move to another object (its replies would be left behind);
+//   - a reply that moves must be given a parent anew: its old parent stays on the old object;
+//   - the parent is another comment on the same object, and never the comment or one of its replies;
+//   - the object it moves to belongs to the comment's organization, or to none yet.
+//
+// The parent, the object and the no-cycle rules are reported together (DRF reports every failing
+// field). The new parent and the target object's counter are read in one call; the transaction checks
+// again that neither changed. A comment without replies has no descendants, so only a comment with
+// replies needs the walk up the new parent's chain.
+func (h *handler) check(r *http.Request, old, next domain.Comment, parentSent bool) (domain.CommentUpdate, error) {
+	moved := old.ContentType != next.ContentType || old.ObjectID != next.ObjectID
+	if moved && old.Replies > 0 {
+		return domain.CommentUpdate{}, &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
+			domain.NonFieldErrors: {msgMovedReplies},
+		}}
+	}
+	errs := map[string][]string{}
+	oldParent, newParent := domain.Deref(old.ParentID), domain.Deref(next.ParentID)
+	readParent := ""
+	switch {
+	case moved && !parentSent && oldParent != "":
+		errs["parent"] = []string{domain.MsgDoesNotExist(oldParent)}
+	case newParent == old.ID:
+		errs["parent"] = []string{msgOwnAncestor}
+	case newParent != "" && (newParent != oldParent || moved):
+		readParent = newParent
+	}
+	var moveTo *domain.CommentObject
+	if moved {
+		moveTo = &domain.CommentObject{ContentType: next.ContentType, ObjectID: next.ObjectID}
+	}
+	parent, target, err := h.store.CommentWriteReads(r.Context(), readParent, moveTo)
+	if err != nil {
+		return domain.CommentUpdate{}, err
+	}
+	if readParent != "" && (parent == nil || parent.ContentType != next.ContentType || parent.ObjectID != next.ObjectID) {
+		errs["parent"] = []string{domain.MsgDoesNotExist(readParent)}
+	}
+	if moved && target.N > 0 && target.OrganizationID != "" && target.OrganizationID != old.OrganizationID {
+		errs["object_id"] = []string{domain.MsgDoesNotExist(next.ObjectID)}
+	}
+	if len(errs) > 0 {
+		return domain.CommentUpdate{}, &domain.Error{Code: domain.EINVALID, Fields: errs}
+	}
+	update := domain.CommentUpdate{Old: old, New: next}
+	if readParent == "" || newParent == oldParent {
+		return update, nil
+	}
+	update.NewParent = parent
+	if old.Replies > 0 {
+		if update.Ancestors, err = h.ancestors(r, old.ID, *parent); err != nil {
+			return domain.CommentUpdate{}, err
+		}
+	}
+	return update, nil
+}
+
+// ancestors walks up from parent (exclusive) to its root and fails with the own-ancestor error when the
+// chain reaches the comment being saved. It returns the comments walked, whose versions the save's
+// transaction checks.
+func (h *handler) ancestors(r *http.Request, self string, parent domain.Comment) ([]domain.Comment, error) {
+	var chain []domain.Comment
+	for cur := parent; cur.ParentID != nil; {
+		if *cur.ParentID == self {
+			return nil, domain.FieldError("parent", msgOwnAncestor)
+		}
+		if len(chain) == maxAncestors {
+			return nil, errors.New("comment ancestors: chain deeper than the walk's bound")
+		}
+		next, err := h.store.Comment(r.Context(), *cur.ParentID)
+		if domain.ErrorCode(err) == domain.ENOTFOUND {
+			// Comments are never deleted; a parent that vanished means the chain changed under the
+			// walk, which a retry reads again.
+			return nil, &domain.Error{Code: domain.ECONFLICT, Err: errors.New("comment ancestors: parent vanished")}
+		}
+		if err != nil {
+			return nil, err
+		}
+		chain = append(chain, next)
+		cur = next
+	}
+	return chain, nil
+}

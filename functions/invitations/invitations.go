@@ -1,0 +1,67 @@
+// Package invitations serves GET and PATCH /api/v1/organization-invitations/{id}/ (SPEC §3 and §5): who
+// may see and change an invitation, every field's validation, the state rules, and acceptance making the
+// invitee a member in the same atomic write as the status change.
+package invitations
+
+import (
+	"log/slog"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// InvitationPath is the seed's path; the router also serves it without the trailing slash.
+const InvitationPath = "/api/v1/organization-invitations/{id}/"
+
+type handler struct {
+	store         domain.InvitationStore
+	auth          *httpapi.Authenticator
+	invitationTTL time.Duration
+	now           func() time.Time
+}
+
+// New returns the invitations function's HTTP handler. invitationTTL is how long an invitation stays
+// valid after each save (INVITATION_TTL).
+func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Duration, now func() time.Time) *httpapi.Router {
+	h := &handler{
+		store:         store,
+		auth:          &httpapi.Authenticator{Tokens: store, Now: now},
+		invitationTTL: invitationTTL,
+		now:           now,
+	}
+	rt := httpapi.NewRouter(log)
+	rt.Handle(http.MethodGet, InvitationPath, h.read)
+	rt.Handle(http.MethodPatch, InvitationPath, h.patch)
+	return rt
+}
+
+// clock is now as the service stores it: UTC, microseconds (what the table and the JSON keep), so that
+// what is compared is what is written.
+func (h *handler) clock() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
+
+// invitationID reads the path id. Anything that is not a UUID is an unknown invitation (SPEC §3), not a
+// validation error: the path names a resource, it is not input to validate.
+func invitationID(r *http.Request) (string, error) {
+	id, err := uuid.Parse(r.PathValue("id"))
+	if err != nil {
+		return "", domain.NotFound()
+	}
+	return id.String(), nil
+}
+
+// rights is what the caller may do with one invitation (SPEC §3).
+type rights struct {
+	read    bool // staff, members of its organization, the invitee
+	change  bool // staff and administrators of its organization: any field
+	invitee bool // the invitee, who may only accept or decline
+}
+
+func rightsOn(caller domain.User, inv domain.Invitation) rights {
+	m, member := caller.MembershipOf(inv.OrganizationID)
+	invitee := domain.EmailKey(caller.Email) == domain.EmailKey(inv.Email)
+	change := caller.Privileged() || (member && m.Role == domain.RoleAdministrator)
+	return rights{read: change || member || invitee, change: change, invitee: invitee}
+}

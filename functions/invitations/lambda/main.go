@@ -1,0 +1,15 @@
+// Command lambda is the InvitationsFunction of template.yaml: wiring only.
+package main
+
+import (
+	"github.com/aws/aws-lambda-go/lambda"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
+	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/shared/service"
+)
+
+func main() {
+	env := service.MustLoad()
+	h := invitations.New(env.Store, env.Log, env.Config.InvitationTTL, env.Now)
+	lambda.Start(httpadapter.New(h).ProxyWithContext)
+}

@@ -1,0 +1,106 @@
+package invitations
+
+import (
+	"errors"
+	"maps"
+	"slices"
+
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// Limits of the seed.
+const (
+	maxEmail = 255
+	maxName  = 25
+)
+
+// The PATCH fields of the seed. Anything else a client sends (unknown or read-only fields such as id,
+// token, expiry_date or email_sent) is ignored, as DRF does.
+const (
+	fieldStatus     = "status"
+	fieldOrg        = "organization_id"
+	fieldEmail      = "email"
+	fieldFirstName  = "first_name"
+	fieldLastName   = "last_name"
+	fieldRole       = "role"
+	fieldPortfolios = "accessible_portfolio_ids"
+)
+
+// patchRequest is a PATCH body read once, before the retry loop: re-applying it after a lost race must
+// not read (or report) the body twice. Fields that failed their format checks are nil/unset and their
+// messages are kept in invalid, to be reported with the checks that need the stored data.
+type patchRequest struct {
+	status        *domain.InvitationStatus
+	orgID         *string
+	email         *string
+	firstName     *string
+	setFirstName  bool
+	lastName      *string
+	setLastName   bool
+	role          *domain.Role
+	portfolioIDs  []string
+	setPortfolios bool
+
+	sent    map[string]bool // the PATCH fields present in the body, valid or not
+	invalid map[string][]string
+}
+
+func readPatch(body *httpapi.Body) *patchRequest {
+	req := &patchRequest{sent: map[string]bool{}}
+	for _, f := range []string{fieldStatus, fieldOrg, fieldEmail, fieldFirstName, fieldLastName, fieldRole, fieldPortfolios} {
+		req.sent[f] = body.Has(f)
+	}
+	if n, ok := body.Choice(fieldStatus, func(n int) bool { return domain.InvitationStatus(n).Valid() }, false); ok {
+		req.status = domain.Ptr(domain.InvitationStatus(n))
+	}
+	if n, ok := body.Choice(fieldRole, func(n int) bool { return domain.Role(n).Valid() }, false); ok {
+		req.role = domain.Ptr(domain.Role(n))
+	}
+	req.orgID, _ = body.UUID(fieldOrg, false, false)
+	req.email, _ = body.String(fieldEmail, httpapi.Text{MaxLength: maxEmail, Email: true})
+	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxName}
+	req.firstName, req.setFirstName = body.String(fieldFirstName, names)
+	req.lastName, req.setLastName = body.String(fieldLastName, names)
+	req.portfolioIDs, req.setPortfolios = body.UUIDList(fieldPortfolios)
+	var bad *domain.Error
+	if errors.As(body.Err(), &bad) {
+		req.invalid = bad.Fields
+	}
+	return req
+}
+
+// onlyAnswers reports whether the body is what an invitee alone may send: status 1 (accept) or 2
+// (decline) and no other PATCH field. Anything more, an empty save included (it would extend the
+// expiry), needs an administrator.
+func (req *patchRequest) onlyAnswers() bool {
+	for f, sent := range req.sent {
+		if sent && f != fieldStatus {
+			return false
+		}
+	}
+	return req.status != nil && (*req.status == domain.StatusAccepted || *req.status == domain.StatusCancelled)
+}
+
+// fieldErrors collects a PATCH's field errors: the body's format errors first, then those found
+// against the stored data, so every failing field is reported at once, as DRF does.
+type fieldErrors map[string][]string
+
+func (req *patchRequest) errors() fieldErrors {
+	errs := fieldErrors{}
+	for f, msgs := range req.invalid {
+		errs[f] = slices.Clone(msgs)
+	}
+	return errs
+}
+
+func (e fieldErrors) add(field, msg string) { e[field] = append(e[field], msg) }
+
+func (e fieldErrors) has(field string) bool { return len(e[field]) > 0 }
+
+func (e fieldErrors) err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	return &domain.Error{Code: domain.EINVALID, Fields: maps.Clone(e)}
+}

@@ -1,0 +1,191 @@
+package consistency_test
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"gopkg.in/yaml.v3"
+)
+
+// template is the part of template.yaml these tests read. CloudFormation tags (!Ref, !GetAtt) decode
+// into yaml.Node fields or are skipped.
+type template struct {
+	Globals struct {
+		Function struct {
+			Runtime       string   `yaml:"Runtime"`
+			Architectures []string `yaml:"Architectures"`
+			Handler       string   `yaml:"Handler"`
+			Environment   struct {
+				Variables map[string]yaml.Node `yaml:"Variables"`
+			} `yaml:"Environment"`
+		} `yaml:"Function"`
+	} `yaml:"Globals"`
+	Resources map[string]struct {
+		Type     string `yaml:"Type"`
+		Metadata struct {
+			BuildMethod string `yaml:"BuildMethod"`
+		} `yaml:"Metadata"`
+		Properties yaml.Node `yaml:"Properties"`
+	} `yaml:"Resources"`
+	Outputs map[string]yaml.Node `yaml:"Outputs"`
+}
+
+type tableProps struct {
+	BillingMode          string `yaml:"BillingMode"`
+	AttributeDefinitions []struct {
+		AttributeName string `yaml:"AttributeName"`
+		AttributeType string `yaml:"AttributeType"`
+	} `yaml:"AttributeDefinitions"`
+	KeySchema              []keyElem `yaml:"KeySchema"`
+	GlobalSecondaryIndexes []struct {
+		IndexName  string    `yaml:"IndexName"`
+		KeySchema  []keyElem `yaml:"KeySchema"`
+		Projection struct {
+			ProjectionType   string   `yaml:"ProjectionType"`
+			NonKeyAttributes []string `yaml:"NonKeyAttributes"`
+		} `yaml:"Projection"`
+	} `yaml:"GlobalSecondaryIndexes"`
+	TimeToLiveSpecification struct {
+		AttributeName string `yaml:"AttributeName"`
+		Enabled       bool   `yaml:"Enabled"`
+	} `yaml:"TimeToLiveSpecification"`
+}
+
+type keyElem struct {
+	AttributeName string `yaml:"AttributeName"`
+	KeyType       string `yaml:"KeyType"`
+}
+
+func loadTemplate(t *testing.T) (template, string) {
+	t.Helper()
+	path, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tpl template
+	if err := yaml.Unmarshal(raw, &tpl); err != nil {
+		t.Fatalf("parse template.yaml: %v", err)
+	}
+	return tpl, filepath.Dir(path)
+}
+
+func TestTemplateTableMatchesTheStore(t *testing.T) {
+	tpl, _ := loadTemplate(t)
+	res, ok := tpl.Resources["Table"]
+	if !ok || res.Type != "AWS::DynamoDB::Table" {
+		t.Fatalf("template.yaml has no AWS::DynamoDB::Table named Table")
+	}
+	var got tableProps
+	if err := res.Properties.Decode(&got); err != nil {
+		t.Fatal(err)
+	}
+	want := dynamo.TableDefinition("x")
+	if got.BillingMode != string(want.BillingMode) {
+		t.Errorf("BillingMode %q, store %q", got.BillingMode, want.BillingMode)
+	}
+	keys := func(ks []keyElem) []string {
+		var out []string
+		for _, k := range ks {
+			out = append(out, k.AttributeName+" "+k.KeyType)
+		}
+		return out
+	}
+	var wantKeys []string
+	for _, k := range want.KeySchema {
+		wantKeys = append(wantKeys, aws.ToString(k.AttributeName)+" "+string(k.KeyType))
+	}
+	if !reflect.DeepEqual(keys(got.KeySchema), wantKeys) {
+		t.Errorf("KeySchema %v, store %v", keys(got.KeySchema), wantKeys)
+	}
+	var gotAttrs, wantAttrs []string
+	for _, a := range got.AttributeDefinitions {
+		gotAttrs = append(gotAttrs, a.AttributeName+" "+a.AttributeType)
+	}
+	for _, a := range want.AttributeDefinitions {
+		wantAttrs = append(wantAttrs, aws.ToString(a.AttributeName)+" "+string(a.AttributeType))
+	}
+	sort.Strings(gotAttrs)
+	sort.Strings(wantAttrs)
+	if !reflect.DeepEqual(gotAttrs, wantAttrs) {
+		t.Errorf("AttributeDefinitions %v, store %v", gotAttrs, wantAttrs)
+	}
+	if len(got.GlobalSecondaryIndexes) != len(want.GlobalSecondaryIndexes) {
+		t.Fatalf("%d GSIs in template.yaml, %d in the store", len(got.GlobalSecondaryIndexes), len(want.GlobalSecondaryIndexes))
+	}
+	for i, w := range want.GlobalSecondaryIndexes {
+		g := got.GlobalSecondaryIndexes[i]
+		var wk []string
+		for _, k := range w.KeySchema {
+			wk = append(wk, aws.ToString(k.AttributeName)+" "+string(k.KeyType))
+		}
+		if g.IndexName != aws.ToString(w.IndexName) || !reflect.DeepEqual(keys(g.KeySchema), wk) ||
+			g.Projection.ProjectionType != string(w.Projection.ProjectionType) ||
+			!reflect.DeepEqual(g.Projection.NonKeyAttributes, w.Projection.NonKeyAttributes) {
+			t.Errorf("GSI %d: template %+v, store %s %v %s %v", i, g, aws.ToString(w.IndexName), wk,
+				w.Projection.ProjectionType, w.Projection.NonKeyAttributes)
+		}
+	}
+	if !got.TimeToLiveSpecification.Enabled || got.TimeToLiveSpecification.AttributeName != dynamo.TTLAttribute {
+		t.Errorf("TTL %+v, store's TTL attribute %q", got.TimeToLiveSpecification, dynamo.TTLAttribute)
+	}
+}
+
+func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
+	tpl, root := loadTemplate(t)
+	g := tpl.Globals.Function
+	if g.Runtime != "provided.al2023" || !reflect.DeepEqual(g.Architectures, []string{"arm64"}) || g.Handler != "bootstrap" {
+		t.Fatalf("Globals.Function: runtime %q, architectures %v, handler %q", g.Runtime, g.Architectures, g.Handler)
+	}
+	for _, env := range []string{"TABLE_NAME", "TOKEN_TTL", "INVITATION_TTL"} {
+		if _, ok := g.Environment.Variables[env]; !ok {
+			t.Errorf("Globals.Function.Environment lacks %s", env)
+		}
+	}
+	for _, out := range []string{"ApiUrl", "TableName"} {
+		if _, ok := tpl.Outputs[out]; !ok {
+			t.Errorf("Outputs lacks %s", out)
+		}
+	}
+	makefile, err := os.ReadFile(filepath.Join(root, "Makefile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	functions := 0
+	for id, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		functions++
+		if res.Metadata.BuildMethod != "makefile" {
+			t.Errorf("%s: Metadata.BuildMethod %q, want makefile", id, res.Metadata.BuildMethod)
+		}
+		target := regexp.MustCompile(`(?m)^build-` + id + `:\n\t\$\(call build_function,(\w+)\)$`).FindSubmatch(makefile)
+		if target == nil {
+			t.Errorf("Makefile has no build-%s target", id)
+			continue
+		}
+		if _, err := os.Stat(filepath.Join(root, "functions", string(target[1]), "lambda", "main.go")); err != nil {
+			t.Errorf("build-%s builds functions/%s/lambda, which has no main.go", id, target[1])
+		}
+	}
+	if functions != 4 {
+		t.Errorf("%d functions in template.yaml, want 4 (auth, users, invitations, comments)", functions)
+	}
+	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64") ||
+		!strings.Contains(string(makefile), "-tags lambda.norpc -ldflags='-s -w'") ||
+		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {
+		t.Error("the Makefile's build_function does not build a static arm64 bootstrap into ARTIFACTS_DIR")
+	}
+}

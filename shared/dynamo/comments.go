@@ -1,0 +1,347 @@
+package dynamo
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// The comment reads. A list is three round trips whatever the object's size: the counters (GetItem or a
+// two-key BatchGetItem) in parallel with a Query of the comment index that reads index entries only, then
+// one BatchGetItem of the page's comments and commenters. Writes are in comments_write.go.
+
+var _ domain.CommentStore = (*Store)(nil)
+
+// zeroTime stands in for the sort-key half when only an index partition is wanted from keys.go.
+var zeroTime time.Time
+
+// CommentCount reads the object's COUNT item (count and owner) and, with a tag, its COUNT#TAG item too:
+// only the COUNT item names the owner, so a tag filter reads both, in one BatchGetItem.
+func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject, tag *string) (domain.CommentCount, error) {
+	ck := objectCountKey(object.ContentType, object.ObjectID)
+	if tag == nil {
+		item, _, err := s.getItem(ctx, "get comment count", ck)
+		if err != nil {
+			return domain.CommentCount{}, err
+		}
+		c, err := decodeCount(item)
+		return domain.CommentCount{N: c.Count, OrganizationID: c.OrgID}, err
+	}
+	tk := objectTagCountKey(object.ContentType, object.ObjectID, *tag)
+	items, err := s.batchGet(ctx, "get comment counts", []key{ck, tk})
+	if err != nil {
+		return domain.CommentCount{}, err
+	}
+	owner, err := decodeCount(items[ck])
+	if err != nil {
+		return domain.CommentCount{}, err
+	}
+	tagged, err := decodeCount(items[tk])
+	return domain.CommentCount{N: tagged.Count, OrganizationID: owner.OrgID}, err
+}
+
+// decodeCount reads a counter; a missing one (nil) counts zero and has no owner.
+func decodeCount(item map[string]types.AttributeValue) (countItem, error) {
+	var c countItem
+	if item == nil {
+		return c, nil
+	}
+	if err := attributevalue.UnmarshalMap(item, &c); err != nil {
+		return c, fail("decode comment count", err)
+	}
+	return c, nil
+}
+
+// indexEntry is a comment as the comment indexes project it: its keys and commenter_id.
+type indexEntry struct {
+	PK          string `dynamodbav:"PK"`
+	GSI1SK      string `dynamodbav:"GSI1SK"`
+	GSI2SK      string `dynamodbav:"GSI2SK"`
+	CommenterID string `dynamodbav:"commenter_id"`
+}
+
+// CommentIndex queries GSI1 (all comments of the object) or GSI2 (those with one tag) in key order.
+// Limit bounds the entries DynamoDB reads, so page 1 costs the same for 100 comments as for 5,000.
+// Index reads are eventually consistent (DynamoDB offers nothing else on a GSI): a comment written a
+// moment ago may be missing for a moment.
+func (s *Store) CommentIndex(ctx context.Context, q domain.CommentIndexQuery) ([]domain.CommentRef, error) {
+	if q.Limit <= 0 {
+		return nil, nil
+	}
+	index, pkAttr, skAttr := indexGSI1, attrGSI1PK, attrGSI1SK
+	partition := commentIndexKey(q.Object.ContentType, q.Object.ObjectID, zeroTime, "").PK
+	if q.Tag != nil {
+		index, pkAttr, skAttr = indexGSI2, attrGSI2PK, attrGSI2SK
+		partition = commentTagIndexKey(q.Object.ContentType, q.Object.ObjectID, *q.Tag, zeroTime, "").PK
+	}
+	keyCond, err := expression.NewBuilder().
+		WithKeyCondition(expression.Key(pkAttr).Equal(expression.Value(partition))).Build()
+	if err != nil {
+		return nil, fail("build comment index query", err)
+	}
+	refs := make([]domain.CommentRef, 0, min(q.Limit, 1000))
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(index),
+			KeyConditionExpression:    keyCond.KeyCondition(),
+			ExpressionAttributeNames:  keyCond.Names(),
+			ExpressionAttributeValues: keyCond.Values(),
+			ScanIndexForward:          aws.Bool(!q.Descending),
+			Limit:                     aws.Int32(int32(min(q.Limit-len(refs), math.MaxInt32))),
+			ExclusiveStartKey:         start,
+			ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		})
+		if err != nil {
+			return nil, fail("query comment index", err)
+		}
+		for _, item := range out.Items {
+			ref, err := decodeIndexEntry(item, skAttr)
+			if err != nil {
+				return nil, err
+			}
+			refs = append(refs, ref)
+		}
+		// A Query stops at 1 MB; only a page thousands of entries deep gets there.
+		if len(refs) >= q.Limit || out.LastEvaluatedKey == nil {
+			return refs, nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+func decodeIndexEntry(item map[string]types.AttributeValue, skAttr string) (domain.CommentRef, error) {
+	var e indexEntry
+	if err := attributevalue.UnmarshalMap(item, &e); err != nil {
+		return domain.CommentRef{}, fail("decode comment index entry", err)
+	}
+	sk := e.GSI1SK
+	if skAttr == attrGSI2SK {
+		sk = e.GSI2SK
+	}
+	created, _, ok := strings.Cut(sk, "#")
+	t, err := domain.ParseTime(created)
+	if !ok || err != nil {
+		return domain.CommentRef{}, fail("decode comment index entry", fmt.Errorf("bad sort key %q", sk))
+	}
+	return domain.CommentRef{ID: idAfter(e.PK, "COMMENT#"), CommenterID: e.CommenterID, CreatedAt: t}, nil
+}
+
+// commenterItem is the part of a USER#<id> / PROFILE item a comment shows: never the password hash or
+// the memberships.
+type commenterItem struct {
+	ID        string  `dynamodbav:"id"`
+	Email     string  `dynamodbav:"email"`
+	FirstName *string `dynamodbav:"first_name"`
+	LastName  *string `dynamodbav:"last_name"`
+}
+
+func (c commenterItem) domain() domain.User {
+	return domain.User{ID: c.ID, Email: c.Email, FirstName: c.FirstName, LastName: c.LastName}
+}
+
+// pageProjection names every attribute the read shape needs from a comment or a commenter, so one
+// BatchGetItem serves both kinds of item and no password hash leaves the table.
+var pageProjection = func() expression.Expression {
+	names := []string{attrPK, attrSK, "id", "org_id", "commenter_id", "content_type", "object_id", "tag", "text",
+		"parent_id", "created_at", "updated_at", "replies", "version", "email", "first_name", "last_name"}
+	list := expression.NamesList(expression.Name(names[0]))
+	for _, n := range names[1:] {
+		list = list.AddNames(expression.Name(n))
+	}
+	expr, err := expression.NewBuilder().WithProjection(list).Build()
+	if err != nil {
+		panic(fmt.Sprintf("comment page projection: %v", err))
+	}
+	return expr
+}()
+
+// CommentPage reads the page's comments and their commenters in one BatchGetItem round trip (chunks of
+// 100 keys are sent in parallel).
+func (s *Store) CommentPage(ctx context.Context, refs []domain.CommentRef) ([]domain.Comment, map[string]domain.User, error) {
+	keys := make([]key, 0, 2*len(refs))
+	for _, r := range refs {
+		keys = append(keys, commentKey(r.ID))
+	}
+	for _, r := range refs {
+		keys = append(keys, userKey(r.CommenterID))
+	}
+	items, err := s.batchGetParallel(ctx, "get comment page", keys, &pageProjection)
+	if err != nil {
+		return nil, nil, err
+	}
+	comments := make([]domain.Comment, 0, len(refs))
+	users := map[string]domain.User{}
+	for _, r := range refs {
+		item := items[commentKey(r.ID)]
+		if item == nil {
+			continue
+		}
+		c, err := decodeComment(item)
+		if err != nil {
+			return nil, nil, err
+		}
+		comments = append(comments, c)
+		if u := items[userKey(c.CommenterID)]; u != nil {
+			var ci commenterItem
+			if err := attributevalue.UnmarshalMap(u, &ci); err != nil {
+				return nil, nil, fail("decode commenter", err)
+			}
+			users[ci.ID] = ci.domain()
+		}
+	}
+	return comments, users, nil
+}
+
+// Comment reads one comment with a strongly consistent read. Returns ENOTFOUND when it does not exist.
+func (s *Store) Comment(ctx context.Context, id string) (domain.Comment, error) {
+	item, ok, err := s.getItem(ctx, "get comment", commentKey(id))
+	if err != nil {
+		return domain.Comment{}, err
+	}
+	if !ok {
+		return domain.Comment{}, domain.NotFound()
+	}
+	return decodeComment(item)
+}
+
+// Commenter reads the id, email and names of a user. Returns ENOTFOUND when it does not exist.
+func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, error) {
+	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
+		TableName:                aws.String(s.table),
+		Key:                      userKey(userID).av(),
+		ProjectionExpression:     pageProjection.Projection(),
+		ExpressionAttributeNames: pageProjection.Names(),
+	})
+	if err != nil {
+		return domain.User{}, fail("get commenter", err)
+	}
+	if out.Item == nil {
+		return domain.User{}, domain.NotFound()
+	}
+	var ci commenterItem
+	if err := attributevalue.UnmarshalMap(out.Item, &ci); err != nil {
+		return domain.User{}, fail("decode commenter", err)
+	}
+	return ci.domain(), nil
+}
+
+// batchGetParallel is batchGet for reads that must stay one round trip: the chunks of 100 keys that
+// BatchGetItem allows go out together. Each chunk retries its unprocessed keys with backoff. Reads are
+// eventually consistent (half the cost): a page is already as old as the index it came from.
+func (s *Store) batchGetParallel(ctx context.Context, step string, keys []key, proj *expression.Expression) (map[key]map[string]types.AttributeValue, error) {
+	var unique []map[string]types.AttributeValue
+	seen := make(map[key]bool, len(keys))
+	for _, k := range keys {
+		if !seen[k] {
+			seen[k] = true
+			unique = append(unique, k.av())
+		}
+	}
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		found    = make(map[key]map[string]types.AttributeValue, len(unique))
+		firstErr error
+	)
+	for len(unique) > 0 {
+		chunk := unique[:min(len(unique), 100)]
+		unique = unique[len(chunk):]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			items, err := s.batchGetChunk(ctx, step, chunk, proj)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			for _, item := range items {
+				found[itemKey(item)] = item
+			}
+		}()
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return found, nil
+}
+
+func (s *Store) batchGetChunk(ctx context.Context, step string, pending []map[string]types.AttributeValue, proj *expression.Expression) ([]map[string]types.AttributeValue, error) {
+	var found []map[string]types.AttributeValue
+	for attempt := 0; len(pending) > 0; attempt++ {
+		req := types.KeysAndAttributes{Keys: pending}
+		if proj != nil {
+			req.ProjectionExpression, req.ExpressionAttributeNames = proj.Projection(), proj.Names()
+		}
+		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
+			RequestItems:           map[string]types.KeysAndAttributes{s.table: req},
+			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
+		})
+		if err != nil {
+			return nil, fail(step, err)
+		}
+		found = append(found, out.Responses[s.table]...)
+		pending = out.UnprocessedKeys[s.table].Keys
+		if len(pending) == 0 {
+			break
+		}
+		if attempt >= 8 {
+			return nil, fail(step, &domain.Error{Code: domain.EUNAVAILABLE, Detail: "unprocessed keys after retries"})
+		}
+		if err := sleep(ctx, backoff(attempt)); err != nil {
+			return nil, fail(step, err)
+		}
+	}
+	return found, nil
+}
+
+// CommentWriteReads reads the new parent and the target object's counter in one BatchGetItem; nothing
+// when there is neither.
+func (s *Store) CommentWriteReads(ctx context.Context, parentID string, moveTo *domain.CommentObject) (*domain.Comment, domain.CommentCount, error) {
+	var keys []key
+	if parentID != "" {
+		keys = append(keys, commentKey(parentID))
+	}
+	var ck key
+	if moveTo != nil {
+		ck = objectCountKey(moveTo.ContentType, moveTo.ObjectID)
+		keys = append(keys, ck)
+	}
+	if len(keys) == 0 {
+		return nil, domain.CommentCount{}, nil
+	}
+	items, err := s.batchGet(ctx, "get comment write context", keys)
+	if err != nil {
+		return nil, domain.CommentCount{}, err
+	}
+	var parent *domain.Comment
+	if item := items[commentKey(parentID)]; parentID != "" && item != nil {
+		p, err := decodeComment(item)
+		if err != nil {
+			return nil, domain.CommentCount{}, err
+		}
+		parent = &p
+	}
+	var count domain.CommentCount
+	if moveTo != nil {
+		c, err := decodeCount(items[ck])
+		if err != nil {
+			return nil, domain.CommentCount{}, err
+		}
+		count = domain.CommentCount{N: c.Count, OrganizationID: c.OrgID}
+	}
+	return parent, count, nil
+}

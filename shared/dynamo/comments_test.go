@@ -1,0 +1,220 @@
+package dynamo_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// commentWorld is one object of one organization with comments written through the fixture store
+// method, which sets counters and reply counts as the loader does.
+type commentWorld struct {
+	db     *testkit.DB
+	org    string
+	author domain.User
+	object domain.CommentObject
+	at     time.Time
+}
+
+func newCommentWorld(t *testing.T) *commentWorld {
+	t.Helper()
+	db := testkit.NewDB(t)
+	return &commentWorld{
+		db: db, org: uuid.NewString(), author: db.User(t, testkit.NewUser{}),
+		object: domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()},
+		at:     time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC),
+	}
+}
+
+// put writes a comment on object (this world's when zero) and returns it as stored.
+func (w *commentWorld) put(t *testing.T, object domain.CommentObject, org, tag, parent string) domain.Comment {
+	t.Helper()
+	if object == (domain.CommentObject{}) {
+		object = w.object
+	}
+	w.at = w.at.Add(time.Second)
+	c := domain.Comment{
+		ID: uuid.NewString(), OrganizationID: org, CommenterID: w.author.ID, ContentType: object.ContentType,
+		ObjectID: object.ObjectID, Text: "text", CreatedAt: w.at, UpdatedAt: w.at,
+	}
+	if tag != "" {
+		c.Tag = &tag
+	}
+	if parent != "" {
+		c.ParentID = &parent
+	}
+	must(t, w.db.Store.PutFixtureComments(context.Background(), []dynamo.FixtureComment{{Comment: c}}))
+	return w.get(t, c.ID)
+}
+
+func (w *commentWorld) get(t *testing.T, id string) domain.Comment {
+	t.Helper()
+	c, err := w.db.Store.Comment(context.Background(), id)
+	must(t, err)
+	return c
+}
+
+func (w *commentWorld) count(t *testing.T, object domain.CommentObject, tag string) domain.CommentCount {
+	t.Helper()
+	var tp *string
+	if tag != "" {
+		tp = &tag
+	}
+	c, err := w.db.Store.CommentCount(context.Background(), object, tp)
+	must(t, err)
+	return c
+}
+
+func TestUpdateCommentConditions(t *testing.T) {
+	ctx := context.Background()
+	w := newCommentWorld(t)
+	root := w.put(t, domain.CommentObject{}, w.org, "a", "")
+	mid := w.put(t, domain.CommentObject{}, w.org, "", root.ID)
+	leaf := w.put(t, domain.CommentObject{}, w.org, "a", "")
+	theirs := domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}
+	w.put(t, theirs, uuid.NewString(), "", "")
+
+	t.Run("a stale version is a conflict and changes nothing", func(t *testing.T) {
+		next := leaf
+		next.Text = "changed"
+		stale := leaf
+		stale.Version--
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: stale, New: next})
+		if domain.ErrorCode(err) != domain.ECONFLICT {
+			t.Fatalf("got %v, want ECONFLICT", err)
+		}
+		if got := w.get(t, leaf.ID); got.Text != "text" || got.Version != leaf.Version {
+			t.Fatalf("stored %+v", got)
+		}
+	})
+	t.Run("an object of another organization is the object_id error", func(t *testing.T) {
+		next := leaf
+		next.ObjectID = theirs.ObjectID
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: leaf, New: next})
+		var e *domain.Error
+		if !errors.As(err, &e) || e.Code != domain.EINVALID || e.Fields["object_id"][0] != domain.MsgDoesNotExist(theirs.ObjectID) {
+			t.Fatalf("got %v", err)
+		}
+		if c := w.count(t, w.object, ""); c.N != 3 || c.OrganizationID != w.org {
+			t.Fatalf("counter %+v after a refused move", c)
+		}
+	})
+	t.Run("a new parent changed since it was read is a conflict", func(t *testing.T) {
+		stale := w.get(t, mid.ID)
+		stale.Version--
+		next := leaf
+		next.ParentID = &mid.ID
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: leaf, New: next, NewParent: &stale})
+		if domain.ErrorCode(err) != domain.ECONFLICT {
+			t.Fatalf("got %v, want ECONFLICT", err)
+		}
+	})
+	t.Run("an ancestor changed since it was read is a conflict", func(t *testing.T) {
+		staleRoot := w.get(t, root.ID)
+		staleRoot.Version--
+		next := leaf
+		next.ParentID = &mid.ID
+		parent := w.get(t, mid.ID)
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: leaf, New: next, NewParent: &parent, Ancestors: []domain.Comment{staleRoot}})
+		if domain.ErrorCode(err) != domain.ECONFLICT {
+			t.Fatalf("got %v, want ECONFLICT", err)
+		}
+	})
+	t.Run("the old parent may also be an ancestor", func(t *testing.T) {
+		// leaf goes below root, then from root to below mid (root ← mid): root is then both the old
+		// parent, whose replies drop, and an ancestor the save guards, in one transaction item.
+		next := w.get(t, leaf.ID)
+		old := next
+		next.ParentID = &root.ID
+		r := w.get(t, root.ID)
+		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &r}))
+		old = w.get(t, leaf.ID)
+		next = old
+		next.ParentID = &mid.ID
+		m, r := w.get(t, mid.ID), w.get(t, root.ID)
+		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &m, Ancestors: []domain.Comment{r}}))
+		if r, m := w.get(t, root.ID), w.get(t, mid.ID); r.Replies != 1 || m.Replies != 1 {
+			t.Fatalf("replies: root %d, mid %d", r.Replies, m.Replies)
+		}
+	})
+	t.Run("a cleared tag leaves the tag index and its counter", func(t *testing.T) {
+		old := w.get(t, leaf.ID)
+		next := old
+		next.Tag = nil
+		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next}))
+		tag := "a"
+		refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Tag: &tag, Limit: 10})
+		must(t, err)
+		if len(refs) != 1 || refs[0].ID != root.ID || w.count(t, w.object, "a").N != 1 {
+			t.Fatalf("tag index %+v, count %+v", refs, w.count(t, w.object, "a"))
+		}
+	})
+}
+
+func TestCommentIndexAndPage(t *testing.T) {
+	ctx := context.Background()
+	w := newCommentWorld(t)
+	// 100 comments by 100 commenters: 200 keys, more than one BatchGetItem takes.
+	var ids []string
+	for range 100 {
+		u := w.db.User(t, testkit.NewUser{FirstName: domain.Ptr("F")})
+		c := w.put(t, domain.CommentObject{}, w.org, "", "")
+		old := c
+		c.CommenterID = u.ID
+		// The commenter is not writable through the API; set it through the fixture path.
+		must(t, w.db.Store.PutFixtureComments(ctx, []dynamo.FixtureComment{{Comment: c, Previous: &old}}))
+		ids = append(ids, c.ID)
+	}
+	for _, tc := range []struct {
+		desc  bool
+		limit int
+	}{{false, 100}, {true, 100}, {false, 7}, {true, 1}, {false, 1000}} {
+		refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Descending: tc.desc, Limit: tc.limit})
+		must(t, err)
+		if len(refs) != min(tc.limit, 100) {
+			t.Fatalf("limit %d: %d refs", tc.limit, len(refs))
+		}
+		for i, r := range refs {
+			want := ids[i]
+			if tc.desc {
+				want = ids[99-i]
+			}
+			if r.ID != want || r.CommenterID == "" || r.CreatedAt.IsZero() {
+				t.Fatalf("ref %d: %+v, want %s", i, r, want)
+			}
+		}
+	}
+	refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Limit: 100})
+	must(t, err)
+	comments, users, err := w.db.Store.CommentPage(ctx, refs)
+	must(t, err)
+	if len(comments) != 100 || len(users) != 100 {
+		t.Fatalf("%d comments, %d commenters", len(comments), len(users))
+	}
+	for i, c := range comments {
+		u, ok := users[c.CommenterID]
+		if c.ID != ids[i] || !ok || u.Email == "" || domain.Deref(u.FirstName) != "F" || u.PasswordHash != "" {
+			t.Fatalf("comment %d: %+v, commenter %+v", i, c, u)
+		}
+	}
+	author, err := w.db.Store.Commenter(ctx, w.author.ID)
+	must(t, err)
+	if author.ID != w.author.ID || author.Email != w.author.Email || author.PasswordHash != "" {
+		t.Fatalf("commenter %+v", author)
+	}
+	if _, err := w.db.Store.Commenter(ctx, uuid.NewString()); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("missing commenter: %v", err)
+	}
+	if _, err := w.db.Store.Comment(ctx, uuid.NewString()); domain.ErrorCode(err) != domain.ENOTFOUND {
+		t.Fatalf("missing comment: %v", err)
+	}
+	if c := w.count(t, domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}, "x"); c != (domain.CommentCount{}) {
+		t.Fatalf("count of nothing %+v", c)
+	}
+}

@@ -1,0 +1,201 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// UpdateComment saves a comment and everything that counts it in one TransactWriteItems, so counts and
+// reply counts can never drift from the comments:
+//
+//   - the comment, conditioned on the version it was read at (SET version = version + 1);
+//   - when it moves: ADD -1 on the old object's COUNT, ADD +1 on the new one's, which also claims the new
+//     object for the comment's organization unless another organization owns it with comments left
+//     (a failed claim is the 400 under object_id);
+//   - when its object or tag changes: ADD -1 / +1 on the COUNT#TAG items it leaves and joins;
+//   - when its parent changes: ADD -1 replies on the old parent, ADD +1 replies on the new one,
+//     conditioned on the new parent's version (it is still on the object, with the ancestors, it was
+//     checked against) and bumping it: a comment that gains a reply changes, so a concurrent save that
+//     read it without the reply (and so skipped the cycle check, or allowed a move) must retry;
+//   - a ConditionCheck on the version of every ancestor the cycle check walked, so no concurrent re-parent
+//     can close a cycle behind the check.
+//
+// Returns EINVALID under "object_id" for an object owned elsewhere, ECONFLICT for any other failed
+// condition.
+func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error {
+	old, next := u.Old, u.New
+	comment, err := commentUpdateItem(old, next)
+	if err != nil {
+		return err
+	}
+	items := []types.TransactWriteItem{comment}
+	claim := -1
+	if old.ContentType != next.ContentType || old.ObjectID != next.ObjectID {
+		items = append(items, counterItem(objectCountKey(old.ContentType, old.ObjectID), -1, ""))
+		claim = len(items)
+		items = append(items, counterItem(objectCountKey(next.ContentType, next.ObjectID), 1, next.OrganizationID))
+	}
+	oldTag, newTag := tagCountKey(old), tagCountKey(next)
+	if !sameKey(oldTag, newTag) {
+		if oldTag != nil {
+			items = append(items, counterItem(*oldTag, -1, ""))
+		}
+		if newTag != nil {
+			items = append(items, counterItem(*newTag, 1, ""))
+		}
+	}
+	parentItems, err := parentUpdates(u)
+	if err != nil {
+		return err
+	}
+	items = append(items, parentItems...)
+
+	err = s.transact(ctx, "update comment", items)
+	switch {
+	case err == nil:
+		return nil
+	case conditionFailed(err, 0):
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	case claim >= 0 && conditionFailed(err, claim):
+		return domain.FieldError("object_id", domain.MsgDoesNotExist(next.ObjectID))
+	}
+	var c *cancelled
+	if errors.As(err, &c) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
+}
+
+// commentUpdateItem rewrites every writable attribute of the comment and its index keys, leaving
+// replies alone: reply counts change under other comments' saves without touching this one's version.
+func commentUpdateItem(old, next domain.Comment) (types.TransactWriteItem, error) {
+	it := toCommentItem(next)
+	upd := expression.Set(expression.Name("content_type"), expression.Value(it.ContentType)).
+		Set(expression.Name("object_id"), expression.Value(it.ObjectID)).
+		Set(expression.Name("tag"), expression.Value(it.Tag)).
+		Set(expression.Name("text"), expression.Value(it.Text)).
+		Set(expression.Name("parent_id"), expression.Value(it.ParentID)).
+		Set(expression.Name("updated_at"), expression.Value(it.UpdatedAt)).
+		Set(expression.Name(attrGSI1PK), expression.Value(it.GSI1PK)).
+		Set(expression.Name(attrGSI1SK), expression.Value(it.GSI1SK)).
+		Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
+	if it.GSI2PK != "" {
+		upd = upd.Set(expression.Name(attrGSI2PK), expression.Value(it.GSI2PK)).
+			Set(expression.Name(attrGSI2SK), expression.Value(it.GSI2SK))
+	} else {
+		upd = upd.Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+	}
+	cond := expression.Name("version").Equal(expression.Value(old.Version))
+	return updateItem(commentKey(old.ID), upd, &cond)
+}
+
+// counterItem adds delta to a counter. With owner set it also claims the object for owner, on the
+// condition that no other organization owns it while it still has comments.
+func counterItem(k key, delta int, owner string) types.TransactWriteItem {
+	upd := expression.Add(expression.Name("n"), expression.Value(delta))
+	if owner == "" {
+		item, _ := updateItem(k, upd, nil) // a fixed, valid expression: it cannot fail to build
+		return item
+	}
+	upd = upd.Set(expression.Name("org_id"), expression.Value(owner))
+	cond := expression.AttributeNotExists(expression.Name("org_id")).
+		Or(expression.Name("org_id").Equal(expression.Value(owner))).
+		Or(expression.Name("n").Equal(expression.Value(0)))
+	item, _ := updateItem(k, upd, &cond)
+	return item
+}
+
+// tagCountKey is the COUNT#TAG item that counts c, nil for a comment without a tag.
+func tagCountKey(c domain.Comment) *key {
+	if c.Tag == nil {
+		return nil
+	}
+	k := objectTagCountKey(c.ContentType, c.ObjectID, *c.Tag)
+	return &k
+}
+
+func sameKey(a, b *key) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
+
+// parentUpdates moves a reply count from the old parent to the new one and guards the ancestors the
+// cycle check read. An ancestor that is also the old parent gets its version condition on the
+// decrement: a transaction may touch an item once.
+func parentUpdates(u domain.CommentUpdate) ([]types.TransactWriteItem, error) {
+	oldParent, newParent := domain.Deref(u.Old.ParentID), domain.Deref(u.New.ParentID)
+	guarded := map[string]bool{}
+	var items []types.TransactWriteItem
+	if oldParent != newParent {
+		if oldParent != "" {
+			cond := expression.AttributeExists(expression.Name(attrPK))
+			for _, a := range u.Ancestors {
+				if a.ID == oldParent {
+					cond = expression.Name("version").Equal(expression.Value(a.Version))
+					guarded[a.ID] = true
+				}
+			}
+			item, err := updateItem(commentKey(oldParent), expression.Add(expression.Name("replies"), expression.Value(-1)), &cond)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, item)
+		}
+		if newParent != "" {
+			if u.NewParent == nil || u.NewParent.ID != newParent {
+				return nil, fail("update comment", errors.New("new parent not read before the save"))
+			}
+			upd := expression.Add(expression.Name("replies"), expression.Value(1)).
+				Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
+			cond := expression.Name("version").Equal(expression.Value(u.NewParent.Version))
+			item, err := updateItem(commentKey(newParent), upd, &cond)
+			if err != nil {
+				return nil, err
+			}
+			items = append(items, item)
+			guarded[newParent] = true
+		}
+	}
+	for _, a := range u.Ancestors {
+		if guarded[a.ID] {
+			continue
+		}
+		guarded[a.ID] = true
+		expr, err := expression.NewBuilder().
+			WithCondition(expression.Name("version").Equal(expression.Value(a.Version))).Build()
+		if err != nil {
+			return nil, fail("build ancestor check", err)
+		}
+		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			Key:                       commentKey(a.ID).av(),
+			ConditionExpression:       expr.Condition(),
+			ExpressionAttributeNames:  expr.Names(),
+			ExpressionAttributeValues: expr.Values(),
+		}})
+	}
+	return items, nil
+}
+
+// updateItem builds one transaction Update from the expression builder (names and values escaped for
+// us: "text" is a DynamoDB reserved word).
+func updateItem(k key, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	b := expression.NewBuilder().WithUpdate(upd)
+	if cond != nil {
+		b = b.WithCondition(*cond)
+	}
+	expr, err := b.Build()
+	if err != nil {
+		return types.TransactWriteItem{}, fail("build comment update", err)
+	}
+	update := &types.Update{
+		Key:                       k.av(),
+		UpdateExpression:          expr.Update(),
+		ExpressionAttributeNames:  expr.Names(),
+		ExpressionAttributeValues: expr.Values(),
+	}
+	if cond != nil {
+		update.ConditionExpression = expr.Condition()
+	}
+	return types.TransactWriteItem{Update: update}, nil
+}

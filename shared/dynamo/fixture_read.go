@@ -1,0 +1,245 @@
+package dynamo
+
+import (
+	"context"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// fixtureIndexQueries is how many GSI1 queries FixtureState runs at once: members and portfolios by id
+// need one query each, and a fixture can name hundreds.
+const fixtureIndexQueries = 16
+
+// FixtureState reads everything refs names: members and portfolios by id through GSI1 (one query per
+// id, run in parallel), then every item, the found members' and portfolios' included, in one
+// strongly consistent BatchGetItem sequence. The base items are read even for members and portfolios
+// found in the index because the index is eventually consistent and projects only keys: the base item
+// is the truth. Never scans.
+func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureState, error) {
+	indexKeys := make([]key, 0, len(refs.MemberIDs)+len(refs.PortfolioIDs))
+	for _, id := range refs.MemberIDs {
+		indexKeys = append(indexKeys, memberIndexKey(id))
+	}
+	for _, id := range refs.PortfolioIDs {
+		indexKeys = append(indexKeys, portfolioIndexKey(id))
+	}
+	byIndex, err := s.fixtureIndexLookup(ctx, indexKeys)
+	if err != nil {
+		return FixtureState{}, err
+	}
+
+	var keys []key
+	for _, id := range refs.UserIDs {
+		keys = append(keys, userKey(id))
+	}
+	for _, e := range refs.Emails {
+		keys = append(keys, emailKey(e))
+	}
+	for _, id := range refs.OrganizationIDs {
+		keys = append(keys, orgKey(id))
+	}
+	for _, mk := range refs.MemberKeys {
+		keys = append(keys, memberKey(mk.OrganizationID, mk.UserID))
+	}
+	for _, found := range byIndex {
+		keys = append(keys, found...)
+	}
+	for _, id := range refs.InvitationIDs {
+		keys = append(keys, invitationKey(id))
+	}
+	for _, id := range refs.CommentIDs {
+		keys = append(keys, commentKey(id))
+	}
+	for _, o := range refs.Objects {
+		keys = append(keys, objectCountKey(o.ContentType, o.ObjectID))
+	}
+	for _, t := range refs.Tags {
+		keys = append(keys, objectTagCountKey(t.ContentType, t.ObjectID, t.Tag))
+	}
+	items, err := s.batchGet(ctx, "read fixture state", keys)
+	if err != nil {
+		return FixtureState{}, err
+	}
+	return decodeFixtureState(refs, byIndex, items)
+}
+
+// decodeFixtureState sorts the items FixtureState read into its maps.
+func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (FixtureState, error) {
+	st := FixtureState{
+		Users: map[string]domain.User{}, EmailOwners: map[string]string{},
+		Organizations: map[string]domain.Organization{}, Members: map[string]domain.Member{},
+		MembersByKey: map[FixtureMemberKey]domain.Member{}, Portfolios: map[string]domain.Portfolio{},
+		Invitations: map[string]domain.Invitation{}, Comments: map[string]domain.Comment{},
+		Objects: map[FixtureObject]FixtureCount{}, Tags: map[FixtureTag]int{},
+	}
+	for _, id := range refs.UserIDs {
+		if item := items[userKey(id)]; item != nil {
+			u, err := decodeUser(item)
+			if err != nil {
+				return FixtureState{}, err
+			}
+			st.Users[id] = u
+		}
+	}
+	for _, e := range refs.Emails {
+		if item := items[emailKey(e)]; item != nil {
+			var claim emailItem
+			if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
+				return FixtureState{}, fail("decode email claim", err)
+			}
+			st.EmailOwners[domain.EmailKey(e)] = claim.UserID
+		}
+	}
+	for _, id := range refs.OrganizationIDs {
+		if item := items[orgKey(id)]; item != nil {
+			var it orgItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return FixtureState{}, fail("decode organization", err)
+			}
+			st.Organizations[id] = it.domain()
+		}
+	}
+	for _, mk := range refs.MemberKeys {
+		if item := items[memberKey(mk.OrganizationID, mk.UserID)]; item != nil {
+			var it memberItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return FixtureState{}, fail("decode member", err)
+			}
+			st.MembersByKey[mk] = it.domain()
+		}
+	}
+	for _, id := range refs.MemberIDs {
+		for _, k := range byIndex[memberIndexKey(id)] {
+			var it memberItem
+			if item := items[k]; item != nil {
+				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+					return FixtureState{}, fail("decode member", err)
+				}
+			}
+			if it.ID == id { // a stale index entry points at an item that now holds another member
+				st.Members[id] = it.domain()
+			}
+		}
+	}
+	for _, id := range refs.PortfolioIDs {
+		for _, k := range byIndex[portfolioIndexKey(id)] {
+			var it portfolioItem
+			if item := items[k]; item != nil {
+				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+					return FixtureState{}, fail("decode portfolio", err)
+				}
+			}
+			if it.ID == id {
+				st.Portfolios[id] = it.domain()
+			}
+		}
+	}
+	for _, id := range refs.InvitationIDs {
+		if item := items[invitationKey(id)]; item != nil {
+			inv, err := decodeInvitation(item)
+			if err != nil {
+				return FixtureState{}, err
+			}
+			st.Invitations[id] = inv
+		}
+	}
+	for _, id := range refs.CommentIDs {
+		if item := items[commentKey(id)]; item != nil {
+			c, err := decodeComment(item)
+			if err != nil {
+				return FixtureState{}, err
+			}
+			st.Comments[id] = c
+		}
+	}
+	for _, o := range refs.Objects {
+		if item := items[objectCountKey(o.ContentType, o.ObjectID)]; item != nil {
+			var it countItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return FixtureState{}, fail("decode comment count", err)
+			}
+			st.Objects[o] = FixtureCount{OrganizationID: it.OrgID, Count: it.Count}
+		}
+	}
+	for _, t := range refs.Tags {
+		if item := items[objectTagCountKey(t.ContentType, t.ObjectID, t.Tag)]; item != nil {
+			var it countItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return FixtureState{}, fail("decode tag count", err)
+			}
+			st.Tags[t] = it.Count
+		}
+	}
+	return st, nil
+}
+
+// fixtureIndexLookup queries GSI1 for each index key and returns the base-table keys of the items
+// found under it. The queries run in parallel, at most fixtureIndexQueries at a time.
+func (s *Store) fixtureIndexLookup(ctx context.Context, indexKeys []key) (map[key][]key, error) {
+	found := make(map[key][]key, len(indexKeys))
+	var (
+		mu       sync.Mutex
+		wg       sync.WaitGroup
+		firstErr error
+	)
+	slots := make(chan struct{}, fixtureIndexQueries)
+	seen := map[key]bool{}
+	for _, ik := range indexKeys {
+		if seen[ik] {
+			continue
+		}
+		seen[ik] = true
+		wg.Add(1)
+		slots <- struct{}{}
+		go func(ik key) {
+			defer wg.Done()
+			defer func() { <-slots }()
+			keys, err := s.fixtureIndexQuery(ctx, ik)
+			mu.Lock()
+			defer mu.Unlock()
+			if err != nil && firstErr == nil {
+				firstErr = err
+			}
+			if len(keys) > 0 {
+				found[ik] = keys
+			}
+		}(ik)
+	}
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	return found, nil
+}
+
+// fixtureIndexQuery returns the base keys of the GSI1 entries with exactly index key ik.
+func (s *Store) fixtureIndexQuery(ctx context.Context, ik key) ([]key, error) {
+	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
+		TableName:              aws.String(s.table),
+		IndexName:              aws.String(indexGSI1),
+		KeyConditionExpression: aws.String("#pk = :pk AND #sk = :sk"),
+		ExpressionAttributeNames: map[string]string{
+			"#pk": attrGSI1PK, "#sk": attrGSI1SK,
+		},
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":pk": &types.AttributeValueMemberS{Value: ik.PK},
+			":sk": &types.AttributeValueMemberS{Value: ik.SK},
+		},
+	})
+	var keys []key
+	for p.HasMorePages() {
+		out, err := p.NextPage(ctx)
+		if err != nil {
+			return nil, fail("query GSI1 "+ik.PK, err)
+		}
+		for _, item := range out.Items {
+			keys = append(keys, itemKey(item))
+		}
+	}
+	return keys, nil
+}

@@ -1,0 +1,244 @@
+package httpapi
+
+import (
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// DRF's PageNumberPagination, split in two so a handler can start reading before it knows the count:
+// Read parses ?page and ?page_size (nothing can fail there), and PageRequest.Resolve checks the page
+// against the count the way Django's Paginator does. Page builds DRF's next and previous links. Nothing
+// here knows about storage.
+
+// Query parameter names and the message of DRF's NotFound for a bad page.
+const (
+	PageParam       = "page"
+	PageSizeParam   = "page_size"
+	msgInvalidPage  = "Invalid page."
+	lastPageKeyword = "last" // DRF's last_page_strings
+)
+
+// PageNumberPagination holds DRF's page_size and max_page_size.
+type PageNumberPagination struct {
+	PageSize    int // when page_size is absent or not a positive integer
+	MaxPageSize int // larger page_size values are cut to this
+}
+
+// PageRequest is the page a request asks for, before the number of results is known.
+type PageRequest struct {
+	Size   int
+	number int // the page asked for, ≥ 1; 0 for "last" or a page that is not a positive integer
+	last   bool
+}
+
+// Read parses the request's page and page_size as DRF does: the last value of a repeated parameter
+// (QueryDict.get), page_size that is not a positive integer (Python's int()) gives the default and a
+// larger one the maximum, an empty or absent page is page 1, and "last" is the last page.
+func (p PageNumberPagination) Read(q url.Values) PageRequest {
+	req := PageRequest{Size: p.PageSize}
+	if raw, ok := lastValue(q, PageSizeParam); ok {
+		if n, ok := PythonInt(raw); ok && n > 0 {
+			req.Size = min(n, p.MaxPageSize)
+		}
+	}
+	raw, _ := lastValue(q, PageParam)
+	switch {
+	case raw == "":
+		req.number = 1
+	case raw == lastPageKeyword:
+		req.last = true
+	default:
+		if n, ok := PythonInt(raw); ok && n >= 1 {
+			req.number = n
+		}
+	}
+	return req
+}
+
+func lastValue(q url.Values, name string) (string, bool) {
+	vs, ok := q[name]
+	if !ok || len(vs) == 0 {
+		return "", false
+	}
+	return vs[len(vs)-1], true
+}
+
+// Number returns the page asked for by number; ok is false for "last" and for an invalid page.
+func (r PageRequest) Number() (int, bool) { return r.number, r.number > 0 }
+
+// Last reports whether the request asks for the last page, whatever its number.
+func (r PageRequest) Last() bool { return r.last }
+
+// Valid reports whether the page can exist for some count: false means 404 whatever the count.
+func (r PageRequest) Valid() bool { return r.last || r.number > 0 }
+
+// Needed is how many results from the start the page needs (page × size), saturating instead of
+// overflowing; ok is false when that is unknown before the count ("last", or an invalid page).
+func (r PageRequest) Needed() (int, bool) {
+	if r.number <= 0 {
+		return 0, false
+	}
+	if r.number > math.MaxInt/r.Size {
+		return math.MaxInt, true
+	}
+	return r.number * r.Size, true
+}
+
+// Resolve checks the page against count as Django's Paginator does (an empty list still has page 1):
+// a page that is not a positive integer or is past the last page is ENOTFOUND "Invalid page.".
+func (r PageRequest) Resolve(count int) (Page, error) {
+	p := Page{Number: r.number, Size: r.Size, Count: count}
+	if r.last {
+		p.Number = p.Pages()
+	}
+	if p.Number < 1 || p.Number > p.Pages() {
+		return Page{}, domain.Errorf(domain.ENOTFOUND, msgInvalidPage)
+	}
+	return p, nil
+}
+
+// Page is a valid page of Count results.
+type Page struct {
+	Number, Size, Count int
+}
+
+// Pages is the number of pages; an empty list has one (Paginator's allow_empty_first_page).
+func (p Page) Pages() int {
+	if p.Count <= 0 {
+		return 1
+	}
+	return (p.Count + p.Size - 1) / p.Size
+}
+
+// Offset is how many results come before the page.
+func (p Page) Offset() int { return (p.Number - 1) * p.Size }
+
+// Len is how many results the page holds.
+func (p Page) Len() int { return max(0, min(p.Size, p.Count-p.Offset())) }
+
+// Links returns DRF's next and previous links for the page of request r: the request's absolute URL
+// with page replaced (removed for page 1), nil at the ends.
+func (p Page) Links(r *http.Request) (next, previous *string) {
+	self := RequestURL(r)
+	if p.Number < p.Pages() {
+		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number+1))
+		next = &s
+	}
+	switch {
+	case p.Number == 2:
+		s := withQueryParam(self, PageParam, "")
+		previous = &s
+	case p.Number > 2:
+		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number-1))
+		previous = &s
+	}
+	return next, previous
+}
+
+// RequestURL is the absolute URL the client used, as Django's build_absolute_uri sees it behind a
+// proxy: the scheme from X-Forwarded-Proto (its first value; anything but https is http), the Host
+// header, and the API Gateway base path (the stage, "/Prod") the router stripped.
+func RequestURL(r *http.Request) *url.URL {
+	scheme := "http"
+	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
+	if strings.TrimSpace(proto) == "https" {
+		scheme = "https"
+	}
+	host := r.Header.Get("Host")
+	if host == "" {
+		host = r.Host
+	}
+	return &url.URL{Scheme: scheme, Host: host, Path: BasePath(r.Context()) + r.URL.Path, RawQuery: r.URL.RawQuery}
+}
+
+// withQueryParam is DRF's replace_query_param (value set) and remove_query_param (value ""): the query
+// is parsed, the parameter replaced or dropped, and the rest encoded sorted by name, the values of a
+// repeated name in their order (urlencode(sorted(query_dict.items()), doseq=True)). url.Values.Encode
+// does exactly that, with the same escaping as Python's quote_plus.
+func withQueryParam(u *url.URL, name, value string) string {
+	q, _ := url.ParseQuery(u.RawQuery)
+	if q == nil {
+		q = url.Values{}
+	}
+	if value == "" {
+		q.Del(name)
+	} else {
+		q.Set(name, value)
+	}
+	out := *u
+	out.RawQuery = q.Encode()
+	return out.String()
+}
+
+// PythonInt parses s as Python's int(str) does, which is what DRF applies to page and page_size:
+// surrounding white space, a sign, any Unicode decimal digits, single underscores between digits. A
+// value too large for an int saturates (Python's ints do not overflow; any such page is past the end).
+func PythonInt(s string) (int, bool) {
+	s = strings.TrimFunc(s, pythonSpace)
+	neg := false
+	if s != "" && (s[0] == '+' || s[0] == '-') {
+		neg, s = s[0] == '-', s[1:]
+	}
+	if s == "" {
+		return 0, false
+	}
+	n, prevDigit := 0, false
+	for _, r := range s {
+		if r == '_' {
+			if !prevDigit {
+				return 0, false
+			}
+			prevDigit = false
+			continue
+		}
+		d, ok := digitValue(r)
+		if !ok {
+			return 0, false
+		}
+		prevDigit = true
+		if n > (math.MaxInt-d)/10 {
+			n = math.MaxInt
+		} else {
+			n = n*10 + d
+		}
+	}
+	if !prevDigit {
+		return 0, false // a trailing underscore
+	}
+	if neg {
+		return -n, true
+	}
+	return n, true
+}
+
+// pythonSpace is str.isspace(): Unicode white space and the ASCII separators \x1c-\x1f.
+func pythonSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
+
+// digitValue is the value of a Unicode decimal digit (category Nd). Nd characters come in runs of ten,
+// zero first, and the runs Go's table merges stay aligned, so the value is the distance from the start
+// of the range modulo ten.
+func digitValue(r rune) (int, bool) {
+	if r >= '0' && r <= '9' {
+		return int(r - '0'), true
+	}
+	if !unicode.Is(unicode.Nd, r) {
+		return 0, false
+	}
+	for _, rg := range unicode.Nd.R16 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	for _, rg := range unicode.Nd.R32 {
+		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
+			return int(r-rune(rg.Lo)) % 10, true
+		}
+	}
+	return 0, false
+}
