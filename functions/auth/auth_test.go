@@ -5,6 +5,7 @@ import (
 	"crypto/pbkdf2"
 	"crypto/sha256"
 	"encoding/base64"
+	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -222,5 +223,37 @@ func BenchmarkLogin(b *testing.B) {
 				testkit.Do(b, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body})
 			}
 		})
+	}
+}
+
+// A user moved over from the Django service by the fixture loader, with its pbkdf2_sha256 hash and its
+// memberships, logs in, sees its organizations, and its hash becomes argon2id.
+func TestUserLoadedFromDjangoLogsIn(t *testing.T) {
+	db, gw := setup(t)
+	const (
+		userID = "0b8e3c5a-1f2d-4e6a-9b7c-8d9e0f1a2b3c"
+		acme   = "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f"
+		zeta   = "2d3e4f5a-6b7c-4d8e-9f0a-1b2c3d4e5f6a"
+	)
+	legacy := djangoPBKDF2(t, "from-django-2019", "Zx81salt", 260000)
+	db.Load(t, json.RawMessage(`{
+		"users": [{"id": "`+userID+`", "email": "Moved@Example.com", "password": "`+legacy+`", "first_name": "Mo", "last_name": "Ved"}],
+		"organizations": [{"id": "`+zeta+`", "name": "Zeta"}, {"id": "`+acme+`", "name": "Acme"}],
+		"members": [{"organization_id": "`+zeta+`", "user_id": "`+userID+`", "role": 0},
+		            {"organization_id": "`+acme+`", "user_id": "`+userID+`", "role": 2}]}`), time.Now(), time.Hour)
+	resp := login(t, gw, "moved@example.com", "from-django-2019")
+	if resp.Status != http.StatusCreated {
+		t.Fatalf("status %d: %s", resp.Status, resp.Body)
+	}
+	want := `[{"id":"` + acme + `","name":"Acme","role":2},{"id":"` + zeta + `","name":"Zeta","role":0}]`
+	if got := resp.Object(t)["organizations"]; got != want {
+		t.Fatalf("organizations %v\nwant %s", got, want)
+	}
+	stored, err := db.Store.User(context.Background(), userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(stored.PasswordHash, "argon2$argon2id$") {
+		t.Fatalf("hash not upgraded: %.20s…", stored.PasswordHash)
 	}
 }

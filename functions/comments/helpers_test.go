@@ -2,7 +2,6 @@ package comments_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
@@ -16,7 +15,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
-	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -121,17 +119,7 @@ type fxComment struct {
 // load writes f with the fixture loader, which keeps the counters as the API does.
 func (e *env) load(t testing.TB, f fixtureFile) {
 	t.Helper()
-	data, err := json.Marshal(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	parsed, err := fixture.Parse(bytes.NewReader(data))
-	if err != nil {
-		t.Fatalf("parse fixture: %v", err)
-	}
-	if _, err := fixture.Load(context.Background(), e.db.Store, parsed, e.loadedAt, time.Hour); err != nil {
-		t.Fatalf("load fixture: %v", err)
-	}
+	e.db.Load(t, f, e.loadedAt, time.Hour)
 }
 
 // thread builds comments on one object of orgA by alice, created a second apart from base in the

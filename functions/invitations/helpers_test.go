@@ -3,7 +3,6 @@ package invitations_test
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,7 +14,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/invitations"
-	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/testkit"
 )
@@ -87,17 +85,7 @@ func newWorld(t *testing.T) *world {
 // organizations, members, portfolios and invitations reach the table.
 func (w *world) load(t *testing.T, doc map[string]any) {
 	t.Helper()
-	raw, err := json.Marshal(doc)
-	if err != nil {
-		t.Fatal(err)
-	}
-	file, err := fixture.Parse(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatalf("parse fixture: %v", err)
-	}
-	if _, err := fixture.Load(context.Background(), w.db.Store, file, w.now, ttl); err != nil {
-		t.Fatalf("load fixture: %v", err)
-	}
+	w.db.Load(t, doc, w.now, ttl)
 }
 
 // token returns a valid token of u, made once per user.

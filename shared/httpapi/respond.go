@@ -4,6 +4,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -16,13 +17,25 @@ import (
 // WriteJSON writes v as the JSON body with status. Every response goes through here or WriteError, so
 // every response is application/json.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	body, err := json.Marshal(v)
+	body, err := marshalRaw(v)
 	if err != nil {
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
 	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	_, _ = w.Write(body)
+}
+
+// marshalRaw is json.Marshal without HTML escaping: like DRF, "&" and "<" are written as they are
+// (pagination links carry query strings).
+func marshalRaw(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 type detailBody struct {
@@ -101,8 +114,11 @@ func (f orderedFields) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, _ := json.Marshal(k)
-		msgs, err := json.Marshal(f[k])
+		name, err := marshalRaw(k)
+		if err != nil {
+			return nil, err
+		}
+		msgs, err := marshalRaw(f[k])
 		if err != nil {
 			return nil, err
 		}

@@ -70,3 +70,11 @@ func TestFieldErrorsAreOrdered(t *testing.T) {
 		t.Fatalf("got %s want %s", w.Body, want)
 	}
 }
+
+func TestJSONIsNotHTMLEscaped(t *testing.T) {
+	w := httptest.NewRecorder()
+	WriteJSON(w, 200, map[string]string{"next": "http://h/?a=1&b=<2>"})
+	if want := `{"next":"http://h/?a=1&b=<2>"}`; w.Body.String() != want {
+		t.Fatalf("got %s want %s", w.Body, want)
+	}
+}
