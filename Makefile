@@ -12,7 +12,7 @@ GOFLAGS_LAMBDA := -trimpath -tags lambda.norpc -ldflags='-s -w'
 run:
 	@infra/scripts/run.sh
 
-## test: go vet and go test -race against a DynamoDB Local of its own
+## test: go vet, staticcheck and go test -race against a DynamoDB Local of its own
 test:
 	@infra/scripts/test.sh
 

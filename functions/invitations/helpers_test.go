@@ -192,7 +192,7 @@ func (s shape) JSON(t *testing.T) string { return testkit.MustJSON(t, s) }
 func (s *shape) withPortfolios(ps ...ref) {
 	s.Portfolios = []portfolioJS{}
 	for _, p := range ps {
-		s.Portfolios = append(s.Portfolios, portfolioJS{p.ID, p.Name})
+		s.Portfolios = append(s.Portfolios, portfolioJS(p))
 	}
 	sort.Slice(s.Portfolios, func(i, j int) bool { return s.Portfolios[i].Name < s.Portfolios[j].Name })
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: vet, then every test with the race detector, against a DynamoDB Local of its own (an
+# `make test`: vet and staticcheck, then every test with the race detector, against a DynamoDB Local of its own (an
 # in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -17,4 +17,6 @@ if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
 fi
 echo "make test: DynamoDB Local at $DYNAMODB_ENDPOINT"
 go vet ./...
+# staticcheck, pinned, through the Go module proxy: nothing to install by hand.
+go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
 go test -race -count=1 ${TEST_FLAGS:-} ./...

@@ -18,11 +18,6 @@ type orgItem struct {
 	Name string `dynamodbav:"name"`
 }
 
-func toOrgItem(o domain.Organization) orgItem {
-	k := orgKey(o.ID)
-	return orgItem{PK: k.PK, SK: k.SK, ID: o.ID, Name: o.Name}
-}
-
 func (it orgItem) domain() domain.Organization { return domain.Organization{ID: it.ID, Name: it.Name} }
 
 // memberItem is ORG#<org> / MEMBER#<user>: one membership per user and organization by construction.
