@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
@@ -57,6 +58,9 @@ type organizationEntry struct {
 	Role domain.Role `json:"role"`
 }
 
+// maxEmailLength is the seed's limit on emails.
+const maxEmailLength = 255
+
 // unusablePasswordPrefix marks Django's set_unusable_password() hashes: a user who cannot log in with a
 // password, not a damaged hash.
 const unusablePasswordPrefix = "!"
@@ -75,7 +79,12 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	if err := body.Err(); err != nil {
 		return err
 	}
-	user, err := h.users.UserByEmail(r.Context(), *username)
+	user, err := domain.User{}, domain.NotFound()
+	// No account has an email longer than the seed's 255 characters; such a name is not even looked up
+	// (it could exceed DynamoDB's key size).
+	if utf8.RuneCountInString(*username) <= maxEmailLength {
+		user, err = h.users.UserByEmail(r.Context(), *username)
+	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		// Spend what a wrong password costs, so that response times do not tell which emails exist.
 		password.VerifyDummy(*plain)

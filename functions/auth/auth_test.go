@@ -107,6 +107,7 @@ func TestLoginRefusals(t *testing.T) {
 	}{
 		{"wrong password", `{"username": "` + active.Email + `", "password": "wrong password"}`, "", 400, bad},
 		{"unknown email", `{"username": "nobody@example.com", "password": "whatever"}`, "", 400, bad},
+		{"name longer than any email", `{"username": "` + strings.Repeat("x", 3000) + `@example.com", "password": "whatever"}`, "", 400, bad},
 		{"inactive user", `{"username": "` + inactive.Email + `", "password": "` + testkit.DefaultPassword + `"}`, "", 400, bad},
 		{"missing fields", `{}`, "", 400, `{"username": ["This field is required."], "password": ["This field is required."]}`},
 		{"empty body", ``, "", 400, `{"username": ["This field is required."], "password": ["This field is required."]}`},

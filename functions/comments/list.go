@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
@@ -99,6 +100,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		_, err := lq.page.Resolve(0)
 		return err
 	}
+	if lq.tag != nil && utf8.RuneCountInString(*lq.tag) > maxTag {
+		// No comment has a tag longer than a tag may be, so nothing is read (such a key could also
+		// exceed DynamoDB's key size): the empty list.
+		page, err := lq.page.Resolve(0)
+		if err != nil {
+			return err
+		}
+		writeList(w, r, page, []commentJSON{})
+		return nil
+	}
 	early, speculative := speculativeRead(lq)
 	var pending <-chan indexResult
 	if speculative {
@@ -146,10 +157,14 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
+	writeList(w, r, page, results)
+	return nil
+}
+
+func writeList(w http.ResponseWriter, r *http.Request, page httpapi.Page, results []commentJSON) {
 	out := listJSON{Count: page.Count, Results: results}
 	out.Next, out.Previous = page.Links(r)
 	httpapi.WriteJSON(w, http.StatusOK, out)
-	return nil
 }
 
 type indexResult struct {

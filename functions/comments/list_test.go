@@ -36,6 +36,7 @@ func TestListQueryValidation(t *testing.T) {
 		{"object_id as a URN, padded", "content_type=report&object_id=+urn:uuid:" + oid + "+", 200, one},
 		{"other content type is another object", "content_type=datasetconfiguration&object_id=" + oid, 200, list(0, nil, nil)},
 		{"unknown parameters ignored", "content_type=report&object_id=" + oid + "&search=x", 200, one},
+		{"a tag longer than any tag matches nothing", "content_type=report&object_id=" + oid + "&tag=" + strings.Repeat("t", 3000), 200, list(0, nil, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.do(t, "GET", "/api/v1/comments/?"+tc.query, "alice", "").Expect(t, tc.status, tc.want)
