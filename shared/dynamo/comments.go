@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -177,7 +176,7 @@ func (s *Store) CommentPage(ctx context.Context, refs []domain.CommentRef) ([]do
 	for _, r := range refs {
 		keys = append(keys, userKey(r.CommenterID))
 	}
-	items, err := s.batchGetParallel(ctx, "get comment page", keys, &pageProjection)
+	items, err := s.batchRead(ctx, "get comment page", keys, readOptions{eventual: true, projection: &pageProjection})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -235,77 +234,6 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 		return domain.User{}, fail("decode commenter", err)
 	}
 	return ci.domain(), nil
-}
-
-// batchGetParallel is batchGet for reads that must stay one round trip: the chunks of 100 keys that
-// BatchGetItem allows go out together. Each chunk retries its unprocessed keys with backoff. Reads are
-// eventually consistent (half the cost): a page is already as old as the index it came from.
-func (s *Store) batchGetParallel(ctx context.Context, step string, keys []key, proj *expression.Expression) (map[key]map[string]types.AttributeValue, error) {
-	var unique []map[string]types.AttributeValue
-	seen := make(map[key]bool, len(keys))
-	for _, k := range keys {
-		if !seen[k] {
-			seen[k] = true
-			unique = append(unique, k.av())
-		}
-	}
-	var (
-		mu       sync.Mutex
-		wg       sync.WaitGroup
-		found    = make(map[key]map[string]types.AttributeValue, len(unique))
-		firstErr error
-	)
-	for len(unique) > 0 {
-		chunk := unique[:min(len(unique), 100)]
-		unique = unique[len(chunk):]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			items, err := s.batchGetChunk(ctx, step, chunk, proj)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			for _, item := range items {
-				found[itemKey(item)] = item
-			}
-		}()
-	}
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
-	}
-	return found, nil
-}
-
-func (s *Store) batchGetChunk(ctx context.Context, step string, pending []map[string]types.AttributeValue, proj *expression.Expression) ([]map[string]types.AttributeValue, error) {
-	var found []map[string]types.AttributeValue
-	for attempt := 0; len(pending) > 0; attempt++ {
-		req := types.KeysAndAttributes{Keys: pending}
-		if proj != nil {
-			req.ProjectionExpression, req.ExpressionAttributeNames = proj.Projection(), proj.Names()
-		}
-		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
-			RequestItems:           map[string]types.KeysAndAttributes{s.table: req},
-			ReturnConsumedCapacity: types.ReturnConsumedCapacityTotal,
-		})
-		if err != nil {
-			return nil, fail(step, err)
-		}
-		found = append(found, out.Responses[s.table]...)
-		pending = out.UnprocessedKeys[s.table].Keys
-		if len(pending) == 0 {
-			break
-		}
-		if attempt >= 8 {
-			return nil, fail(step, &domain.Error{Code: domain.EUNAVAILABLE, Detail: "unprocessed keys after retries"})
-		}
-		if err := sleep(ctx, backoff(attempt)); err != nil {
-			return nil, fail(step, err)
-		}
-	}
-	return found, nil
 }
 
 // CommentWriteReads reads the new parent and the target object's counter in one BatchGetItem; nothing
