@@ -35,8 +35,8 @@ const (
 	// tooLargeBody is API Gateway's REQUEST_TOO_LARGE response (413).
 	tooLargeBody = `{"message":"Request Too Long"}`
 	// internalErrorBody is what API Gateway answers (502) when the function fails or returns a
-	// response it cannot use.
-	internalErrorBody = `{"message": "Internal server error"}`
+	// response it cannot use, in template.yaml's DEFAULT_5XX gateway response.
+	internalErrorBody = `{"detail": "A server error occurred."}`
 	// badRequestBody answers a request whose body could not be read (the client went away).
 	badRequestBody = `{"message": "Bad Request"}`
 )

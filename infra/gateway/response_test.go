@@ -26,9 +26,9 @@ func TestGatewayResponses(t *testing.T) {
 		wantCT     string
 	}{
 		{"function answers nothing", func() *http.Request { return request{target: "/broken/silent"}.build() },
-			http.StatusBadGateway, `{"message": "Internal server error"}`, "application/json"},
+			http.StatusBadGateway, `{"detail": "A server error occurred."}`, "application/json"},
 		{"function panics", func() *http.Request { return request{target: "/broken/panic"}.build() },
-			http.StatusBadGateway, `{"message": "Internal server error"}`, "application/json"},
+			http.StatusBadGateway, `{"detail": "A server error occurred."}`, "application/json"},
 		{"body over the limit, length declared", func() *http.Request { return request{method: "POST", target: "/items", body: tooLarge}.build() },
 			http.StatusRequestEntityTooLarge, `{"message":"Request Too Long"}`, "application/json"},
 		{"body over the limit, length unknown", func() *http.Request {
