@@ -1,19 +1,15 @@
 package consistency_test
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/testkit"
@@ -111,27 +107,12 @@ func TestNothingAClientSendsCausesA500(t *testing.T) {
 func demoAPI(t *testing.T) (http.Handler, map[string]string) {
 	t.Helper()
 	db := testkit.NewDB(t)
-	tpl, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Load(t, json.RawMessage(raw), time.Now(), time.Hour)
+	loadDemo(t, db)
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	handlers := map[string]http.Handler{}
 	for id, h := range stack.Handlers(db.Store, log, config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}
-	tokens := map[string]string{}
-	for who, email := range map[string]string{"staff": "admin@example.com", "member": "edsger@example.com"} {
-		u, err := db.Store.UserByEmail(context.Background(), email)
-		if err != nil {
-			t.Fatal(err)
-		}
-		tokens[who] = db.Token(t, u, time.Hour)
-	}
+	tokens := map[string]string{"staff": tokenOf(t, db, "admin@example.com"), "member": tokenOf(t, db, "edsger@example.com")}
 	return testkit.Gateway(t, handlers), tokens
 }

@@ -25,6 +25,8 @@ type DB struct {
 	Table  string
 	Store  *dynamo.Store
 	Calls  *Calls
+
+	endpoint string
 }
 
 // NewDB creates a table with the store's definition under a random name and deletes it when the test
@@ -36,14 +38,8 @@ func NewDB(tb testing.TB) *DB {
 	if endpoint == "" {
 		tb.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
 	}
-	calls := &Calls{}
 	ctx := context.Background()
-	client, err := dynamo.NewClient(ctx, endpoint, func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, calls.middleware)
-	})
-	if err != nil {
-		tb.Fatalf("dynamodb client: %v", err)
-	}
+	client, calls := countingClient(tb, endpoint)
 	table := "test-" + uuid.NewString()
 	if _, err := client.CreateTable(ctx, dynamo.TableDefinition(table)); err != nil {
 		tb.Fatalf("create table %s at %s: %v", table, endpoint, err)
@@ -52,7 +48,27 @@ func NewDB(tb testing.TB) *DB {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	})
 	calls.Reset()
-	return &DB{Client: client, Table: table, Store: dynamo.New(client, table), Calls: calls}
+	return &DB{Client: client, Table: table, Store: dynamo.New(client, table), Calls: calls, endpoint: endpoint}
+}
+
+func countingClient(tb testing.TB, endpoint string) (*dynamodb.Client, *Calls) {
+	tb.Helper()
+	calls := &Calls{}
+	client, err := dynamo.NewClient(context.Background(), endpoint, func(o *dynamodb.Options) {
+		o.APIOptions = append(o.APIOptions, calls.middleware)
+	})
+	if err != nil {
+		tb.Fatalf("dynamodb client: %v", err)
+	}
+	return client, calls
+}
+
+// View returns another store over the same table with a call recorder of its own, so that a test can
+// tell apart the calls of different functions (each Lambda function has its own client in AWS).
+func (db *DB) View(tb testing.TB) (*dynamo.Store, *Calls) {
+	tb.Helper()
+	client, calls := countingClient(tb, db.endpoint)
+	return dynamo.New(client, db.Table), calls
 }
 
 // Calls records every DynamoDB operation the store makes, with its start and end, so tests can hold
@@ -65,6 +81,7 @@ type Calls struct {
 
 type call struct {
 	op         string
+	input      any // the operation's input, e.g. *dynamodb.QueryInput
 	start, end time.Time
 }
 
@@ -74,7 +91,7 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			start := time.Now()
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), start: start, end: time.Now()})
+			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
 			c.mu.Unlock()
 			return out, md, err
 		}), middleware.Before)
@@ -96,6 +113,17 @@ func (c *Calls) Ops() []string {
 		ops[i] = cl.op
 	}
 	return ops
+}
+
+// Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
+func (c *Calls) Inputs() []any {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	in := make([]any, len(c.calls))
+	for i, cl := range c.calls {
+		in[i] = cl.input
+	}
+	return in
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one
