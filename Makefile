@@ -23,7 +23,7 @@ seed:
 
 ## bench: the benchmarks, against DynamoDB Local
 bench:
-	@TEST_FLAGS="-run=^$$ -bench=. -benchmem" infra/scripts/test.sh
+	@infra/scripts/test.sh bench
 
 ## build: one linux/arm64 bootstrap per function under .local/build/<Function>/
 build:

@@ -194,6 +194,7 @@ func TestLoginCallBudget(t *testing.T) {
 	}{{"success", testkit.DefaultPassword, 201}, {"wrong password", "nope", 400}} {
 		t.Run(tc.name, func(t *testing.T) {
 			db.Calls.Reset()
+			db.Calls.SimulateLatency(testkit.BudgetLatency)
 			if resp := login(t, gw, u.Email, tc.password); resp.Status != tc.status {
 				t.Fatalf("status %d: %s", resp.Status, resp.Body)
 			}

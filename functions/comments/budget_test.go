@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // TestCallBudget holds every operation to its sequential DynamoDB round trips, authentication
@@ -52,6 +53,7 @@ func TestCallBudget(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.db.Calls.Reset()
+			e.db.Calls.SimulateLatency(testkit.BudgetLatency)
 			resp := e.do(t, tc.method, tc.path, tc.role, tc.body)
 			if resp.Status != tc.status {
 				t.Fatalf("status %d, want %d: %s", resp.Status, tc.status, resp.Body)
@@ -66,6 +68,7 @@ func TestCallBudget(t *testing.T) {
 	// ancestor, the one documented exception to the budget.
 	t.Run("re-parenting a comment with replies walks the chain", func(t *testing.T) {
 		e.db.Calls.Reset()
+		e.db.Calls.SimulateLatency(testkit.BudgetLatency)
 		resp := e.do(t, "PATCH", itemPath(root.ID), "alice", `{"parent": "`+th.comments[5].ID+`"}`)
 		if resp.Status != 200 {
 			t.Fatalf("%d %s", resp.Status, resp.Body)
@@ -74,6 +77,7 @@ func TestCallBudget(t *testing.T) {
 			t.Fatalf("%d sequential calls %v for a parent that is a root", got, e.db.Calls)
 		}
 		e.db.Calls.Reset()
+		e.db.Calls.SimulateLatency(testkit.BudgetLatency)
 		resp = e.do(t, "PATCH", itemPath(root.ID), "alice", `{"parent": "`+chain3.ID+`"}`)
 		if resp.Status != 200 {
 			t.Fatalf("%d %s", resp.Status, resp.Body)

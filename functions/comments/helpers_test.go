@@ -43,7 +43,7 @@ func setup(t *testing.T) *env {
 }
 
 // setupOn is setup with the handler over store (a store with its own client, say), on db's table.
-func setupOn(t *testing.T, db *testkit.DB, store *dynamo.Store) *env {
+func setupOn(t testing.TB, db *testkit.DB, store *dynamo.Store) *env {
 	t.Helper()
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	e := &env{

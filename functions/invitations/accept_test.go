@@ -157,6 +157,7 @@ func TestPatchCallBudget(t *testing.T) {
 			id := w.invitation(t, spec{portfolios: []ref{w.alpha, w.zeta}})
 			tok := w.token(t, tc.caller)
 			w.db.Calls.Reset()
+			w.db.Calls.SimulateLatency(testkit.BudgetLatency)
 			if resp := w.patch(t, tok, id, tc.body); resp.Status != tc.status {
 				t.Fatalf("status %d: %s", resp.Status, resp.Body)
 			}

@@ -190,6 +190,7 @@ func TestReadCallBudget(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			tok := w.token(t, tc.caller)
 			w.db.Calls.Reset()
+			w.db.Calls.SimulateLatency(testkit.BudgetLatency)
 			if resp := w.get(t, tok, id); resp.Status != tc.status {
 				t.Fatalf("status %d: %s", resp.Status, resp.Body)
 			}

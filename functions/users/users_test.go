@@ -268,6 +268,7 @@ func TestCreateCallBudget(t *testing.T) {
 	for i, want := range []int{201, 400} {
 		t.Run(fmt.Sprint(want), func(t *testing.T) {
 			f.db.Calls.Reset()
+			f.db.Calls.SimulateLatency(testkit.BudgetLatency)
 			email := "budget@example.com"
 			resp := f.create(t, f.staff, `{"email": "`+email+`", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`)
 			if resp.Status != want {

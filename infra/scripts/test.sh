@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test`: vet and staticcheck, then every test with the race detector, against a DynamoDB Local of its own (an
+# `make test` (and `make bench` with the argument bench): vet and staticcheck, then every test with the race detector, against a DynamoDB Local of its own (an
 # in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -15,7 +15,14 @@ if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
     "$ddb" start "$port" memory "$pidfile" "$root/.local/test-dynamodb.log"
   fi
 fi
-echo "make test: DynamoDB Local at $DYNAMODB_ENDPOINT"
+echo "DynamoDB Local at $DYNAMODB_ENDPOINT"
+if [ "${1:-}" = bench ]; then
+  # Benchmarks without the race detector, which would distort them.
+  go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} ./...
+  exit 0
+fi
+unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.local/*'))
+if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit 1; fi
 go vet ./...
 # staticcheck, pinned, through the Go module proxy: nothing to install by hand.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...

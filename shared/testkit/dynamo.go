@@ -75,8 +75,19 @@ func (db *DB) View(tb testing.TB) (*dynamo.Store, *Calls) {
 // requests to a budget of calls (SDK middleware at the Initialize step: one per logical call, whatever
 // the SDK's retries).
 type Calls struct {
-	mu    sync.Mutex
-	calls []call
+	mu      sync.Mutex
+	calls   []call
+	latency time.Duration
+}
+
+// SimulateLatency makes every call wait d before it is sent, as a network round trip would. Budget
+// tests turn it on: against DynamoDB Local on loopback a call takes about a millisecond, less than a
+// busy machine may take to schedule the goroutine of a parallel call, which would then look sequential.
+// With d well above scheduling delays, calls made in parallel reliably overlap and Sequential is exact.
+func (c *Calls) SimulateLatency(d time.Duration) {
+	c.mu.Lock()
+	c.latency = d
+	c.mu.Unlock()
 }
 
 type call struct {
@@ -89,6 +100,12 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.count",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			start := time.Now()
+			c.mu.Lock()
+			latency := c.latency
+			c.mu.Unlock()
+			if latency > 0 {
+				time.Sleep(latency)
+			}
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
 			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
@@ -150,3 +167,7 @@ func (c *Calls) Sequential() int {
 }
 
 func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
+
+// BudgetLatency is the round trip budget tests simulate (Calls.SimulateLatency): far above goroutine
+// scheduling delays on a loaded 2-core machine, far below what makes tests slow.
+const BudgetLatency = 20 * time.Millisecond
