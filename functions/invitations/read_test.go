@@ -165,9 +165,7 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 	t.Run("inactive user", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{Staff: true})
 		tok := w.db.Token(t, u, time.Hour)
-		if err := w.db.Store.SetUserActive(t.Context(), u.ID, false); err != nil {
-			t.Fatal(err)
-		}
+		w.db.Deactivate(t, u)
 		w.get(t, tok, id).Expect(t, 401, `{"detail": "User inactive or deleted."}`)
 	})
 	t.Run("other method", func(t *testing.T) {

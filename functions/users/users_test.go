@@ -161,7 +161,7 @@ func TestCreateAuthenticationAndPermission(t *testing.T) {
 	super := f.db.User(t, testkit.NewUser{Superuser: true})
 	inactive := f.db.User(t, testkit.NewUser{Staff: true})
 	inactiveToken := f.db.Token(t, inactive, time.Hour)
-	deactivate(t, f.db, inactive)
+	f.db.Deactivate(t, inactive)
 	body := `{"email": "perm@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
 	const notProvided = `{"detail": "Authentication credentials were not provided."}`
 	for _, tc := range []struct {
@@ -223,14 +223,6 @@ func forged(t *testing.T, u domain.User) string {
 		t.Fatal(err)
 	}
 	return tok
-}
-
-// deactivate marks u inactive the only way the service allows: by loading it again.
-func deactivate(t *testing.T, db *testkit.DB, u domain.User) {
-	t.Helper()
-	if err := db.Store.SetUserActive(context.Background(), u.ID, false); err != nil {
-		t.Fatal(err)
-	}
 }
 
 func TestConcurrentCreatesOfOneEmailGiveOneUser(t *testing.T) {

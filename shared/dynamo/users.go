@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -206,23 +204,4 @@ func (s *Store) RecordLogin(ctx context.Context, u domain.User, t domain.Token, 
 			ExpressionAttributeValues: values,
 		}},
 	})
-}
-
-// SetUserActive turns a user's is_active on or off; an inactive user's tokens stop working at once.
-// Returns ENOTFOUND when the user does not exist.
-func (s *Store) SetUserActive(ctx context.Context, id string, active bool) error {
-	_, err := s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-		TableName:           aws.String(s.table),
-		Key:                 userKey(id).av(),
-		UpdateExpression:    aws.String("SET is_active = :a"),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":a": &types.AttributeValueMemberBOOL{Value: active},
-		},
-	})
-	var ccf *types.ConditionalCheckFailedException
-	if errors.As(err, &ccf) {
-		return domain.NotFound()
-	}
-	return fail("set user active", err)
 }

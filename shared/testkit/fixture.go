@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/shared/domain"
 )
 
 // Load writes doc (any value that marshals to SPEC §7's fixture format) through the fixture loader: the
@@ -26,4 +27,14 @@ func (db *DB) Load(tb testing.TB, doc any, now time.Time, invitationTTL time.Dur
 	if _, err := fixture.Load(context.Background(), db.Store, file, now, invitationTTL); err != nil {
 		tb.Fatalf("load fixture: %v", err)
 	}
+}
+
+// Deactivate marks u inactive the way an operator does, by loading the user again with is_active
+// false (the API has no operation for it).
+func (db *DB) Deactivate(tb testing.TB, u domain.User) {
+	tb.Helper()
+	db.Load(tb, map[string]any{"users": []map[string]any{{
+		"id": u.ID, "email": u.Email, "first_name": u.FirstName, "last_name": u.LastName,
+		"is_staff": u.IsStaff, "is_superuser": u.IsSuperuser, "is_active": false,
+	}}}, time.Now(), time.Hour)
 }
