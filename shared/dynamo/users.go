@@ -120,13 +120,21 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	return err
 }
 
-// UserByEmail reads the email claim, then the user. Returns ENOTFOUND when there is no such user.
+// noUserID names no user: UserByEmail reads it when the email is unknown.
+const noUserID = "00000000-0000-0000-0000-000000000000"
+
+// UserByEmail reads the email claim, then the user. Returns ENOTFOUND when there is no such user. An
+// unknown email still costs the second read (of a user that never exists), so that login takes as long
+// for an unknown email as for a known one: response times must not tell which emails have accounts.
 func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
 	item, ok, err := s.getItem(ctx, "get email claim", emailKey(email))
 	if err != nil {
 		return domain.User{}, err
 	}
 	if !ok {
+		if _, _, err := s.getItem(ctx, "get no user", userKey(noUserID)); err != nil {
+			return domain.User{}, err
+		}
 		return domain.User{}, domain.NotFound()
 	}
 	var claim emailItem
