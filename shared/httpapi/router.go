@@ -111,7 +111,6 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) 
 	if len(allowed) == 0 {
 		return domain.NotFound()
 	}
-	allowed = append(allowed, "OPTIONS")
 	sort.Strings(allowed)
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	return domain.Errorf(domain.EMETHOD, "Method \"%s\" not allowed.", r.Method)
