@@ -50,11 +50,15 @@ func readListQuery(q url.Values) (listQuery, error) {
 	} else {
 		lq.object.ObjectID = id
 	}
+	// A CharFilter ignores an empty value (after the form's strip); its form field refuses NUL.
+	tag := strings.TrimSpace(lastOf(q, "tag"))
+	if strings.ContainsRune(tag, 0) {
+		errs["tag"] = []string{"Null characters are not allowed."}
+	}
 	if len(errs) > 0 {
 		return listQuery{}, &domain.Error{Code: domain.EINVALID, Fields: errs}
 	}
-	// A CharFilter ignores an empty value (after the form's strip).
-	if tag := strings.TrimSpace(lastOf(q, "tag")); tag != "" {
+	if tag != "" {
 		lq.tag = &tag
 	}
 	// OrderingFilter keeps the valid terms of a comma-separated list; the first decides, as the rest

@@ -36,6 +36,7 @@ func TestListQueryValidation(t *testing.T) {
 		{"object_id as a URN, padded", "content_type=report&object_id=+urn:uuid:" + oid + "+", 200, one},
 		{"other content type is another object", "content_type=datasetconfiguration&object_id=" + oid, 200, list(0, nil, nil)},
 		{"unknown parameters ignored", "content_type=report&object_id=" + oid + "&search=x", 200, one},
+		{"a NUL in the tag", "content_type=report&object_id=" + oid + "&tag=a%00", 400, `{"tag": ["Null characters are not allowed."]}`},
 		{"a tag longer than any tag matches nothing", "content_type=report&object_id=" + oid + "&tag=" + strings.Repeat("t", 3000), 200, list(0, nil, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -266,7 +267,7 @@ func TestListNeedsAuthentication(t *testing.T) {
 	t.Run("other methods", func(t *testing.T) {
 		resp := e.do(t, "POST", "/api/v1/comments/", "alice", `{}`)
 		resp.Expect(t, 405, `{"detail": "Method \"POST\" not allowed."}`)
-		if resp.Header.Get("Allow") != "GET" {
+		if resp.Header.Get("Allow") != "GET, HEAD" {
 			t.Fatalf("Allow %q", resp.Header.Get("Allow"))
 		}
 	})

@@ -56,7 +56,7 @@ func TestRetrieve(t *testing.T) {
 	t.Run("DELETE is not allowed", func(t *testing.T) {
 		resp := e.do(t, "DELETE", path(reply.ID), "staff", "")
 		resp.Expect(t, 405, `{"detail": "Method \"DELETE\" not allowed."}`)
-		if got := resp.Header.Get("Allow"); got != "GET, PATCH, PUT" {
+		if got := resp.Header.Get("Allow"); got != "GET, HEAD, PATCH, PUT" {
 			t.Fatalf("Allow %q", got)
 		}
 	})

@@ -7,15 +7,24 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// maxAncestors bounds the walk up a new parent's chain. Every comment walked is guarded by a
-// ConditionCheck in the save's transaction (at most 100 items, of which the save itself needs up to 7),
-// so the bound also keeps the transaction valid. Threads that deep do not occur in practice.
-const maxAncestors = 90
+// The walk up a new parent's chain (only for a comment that has replies) is bounded twice:
+//
+//   - maxGuarded: the nearest ancestors are each guarded by a ConditionCheck in the save's transaction
+//     (at most 100 items, of which the save itself needs up to 7), so that no concurrent re-parent can
+//     close a cycle behind the check. Beyond them the check still reads, but does not guard: a race
+//     closing a cycle through a thread that deep at the very same moment is left possible.
+//   - maxDepth: a thread deeper than this is refused with a 400 under parent rather than walked for
+//     longer than a request may take (each level is one read).
+const (
+	maxGuarded = 90
+	maxDepth   = 1000
+)
 
 // Messages of SPEC §6's write rules.
 const (
 	msgOwnAncestor  = "A comment cannot be its own ancestor."
 	msgMovedReplies = "A comment with replies cannot be moved."
+	msgTooDeep      = "A comment thread cannot be deeper than 1000 comments."
 )
 
 // check applies SPEC §6's rules that need more than the body, and returns the save to make:
@@ -78,16 +87,16 @@ func (h *handler) check(r *http.Request, old, next domain.Comment, parentSent bo
 }
 
 // ancestors walks up from parent (exclusive) to its root and fails with the own-ancestor error when the
-// chain reaches the comment being saved. It returns the comments walked, whose versions the save's
-// transaction checks.
+// chain reaches the comment being saved. It returns the nearest maxGuarded comments walked, whose
+// versions the save's transaction checks.
 func (h *handler) ancestors(r *http.Request, self string, parent domain.Comment) ([]domain.Comment, error) {
 	var chain []domain.Comment
 	for cur := parent; cur.ParentID != nil; {
 		if *cur.ParentID == self {
 			return nil, domain.FieldError("parent", msgOwnAncestor)
 		}
-		if len(chain) == maxAncestors {
-			return nil, errors.New("comment ancestors: chain deeper than the walk's bound")
+		if len(chain) == maxDepth {
+			return nil, domain.FieldError("parent", msgTooDeep)
 		}
 		next, err := h.store.Comment(r.Context(), *cur.ParentID)
 		if domain.ErrorCode(err) == domain.ENOTFOUND {
@@ -101,5 +110,5 @@ func (h *handler) ancestors(r *http.Request, self string, parent domain.Comment)
 		chain = append(chain, next)
 		cur = next
 	}
-	return chain, nil
+	return chain[:min(len(chain), maxGuarded)], nil
 }

@@ -100,7 +100,7 @@ type commentChange struct {
 //
 //   - content_type: a string (numbers as their text) of at most 25 characters, then exactly one of
 //     the three choices, untrimmed, as DRF's ChoiceField compares it: `"X" is not a valid choice.`
-//     (blank included, as ChoiceField has it).
+//     (blank included, as ChoiceField has it; so is a value of any other type, X being Python's str()).
 //   - tag: null, or a string of at most 50 characters after DRF's trim. Blank is refused: a blank tag
 //     could never be listed by the tag filter, which ignores an empty value.
 //   - text: a non-blank string of at most 100,000 characters after the trim; not null.
@@ -111,7 +111,7 @@ func readChange(r *http.Request, put bool) (*commentChange, error) {
 		return nil, err
 	}
 	var c commentChange
-	if ct, ok := body.String("content_type", httpapi.Text{Required: put, AllowBlank: true, NoTrim: true, MaxLength: maxContentType}); ok {
+	if ct, ok := body.String("content_type", httpapi.Text{Required: put, AllowBlank: true, NoTrim: true, MaxLength: maxContentType, Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
 		} else {

@@ -158,8 +158,9 @@ func (h *handler) plan(ctx context.Context, caller domain.User, inv domain.Invit
 	next.OrganizationID = orgID
 	next.PortfolioIDs = portfolioIDs
 	if req.email != nil {
-		// The same address in another letter case is the same mailbox: the mail sent still holds.
-		if domain.EmailKey(*req.email) != domain.EmailKey(inv.Email) {
+		// SPEC §5: changing the email (in any way, letter case included) means the mail is to be sent
+		// again; the same address sent again is no change.
+		if *req.email != inv.Email {
 			next.EmailSent = false
 		}
 		next.Email = *req.email

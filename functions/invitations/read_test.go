@@ -171,7 +171,7 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 	t.Run("other method", func(t *testing.T) {
 		resp := testkit.Do(t, w.gw, testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.staff)})
 		resp.Expect(t, 405, `{"detail": "Method \"DELETE\" not allowed."}`)
-		if got := resp.Header.Get("Allow"); got != "GET, PATCH" {
+		if got := resp.Header.Get("Allow"); got != "GET, HEAD, PATCH" {
 			t.Fatalf("Allow %q", got)
 		}
 	})

@@ -4,8 +4,9 @@ package users
 import (
 	"log/slog"
 	"net/http"
-	"regexp"
+	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/google/uuid"
@@ -95,10 +96,12 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 		body.Fail("confirm_password", "Passwords do not match.")
 	}
 	if plainOK {
+		// Django's order (UserAttributeSimilarityValidator.DEFAULT_USER_ATTRIBUTES): the first that
+		// matches is the one named.
 		attrs := []password.Attribute{
-			{Name: "email", Value: u.Email},
 			{Name: "first name", Value: domain.Deref(first)},
 			{Name: "last name", Value: domain.Deref(last)},
+			{Name: "email", Value: u.Email},
 		}
 		for _, msg := range password.Validate(*plain, attrs) {
 			body.Fail("password", msg)
@@ -110,19 +113,17 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 	return u, *plain, nil
 }
 
-var whiteSpaceRun = regexp.MustCompile(`\s+`)
-
-// splitFullName applies SPEC §4's full_name rule: split at the first run of white space, first part to
+// splitFullName applies SPEC §4's full_name rule: split at the first run of white space (Unicode's, as
+// Python's str.split), first part to
 // first_name, the rest to last_name, each checked against its limit with errors reported under full_name.
 func splitFullName(body *httpapi.Body) (first, last *string) {
 	full, ok := body.String("full_name", httpapi.Text{AllowBlank: true})
 	if !ok || full == nil || *full == "" {
 		return nil, nil
 	}
-	parts := whiteSpaceRun.Split(*full, 2)
-	f, l := parts[0], ""
-	if len(parts) == 2 {
-		l = parts[1]
+	f, l := *full, ""
+	if i := strings.IndexFunc(f, unicode.IsSpace); i >= 0 {
+		f, l = f[:i], strings.TrimLeftFunc(f[i:], unicode.IsSpace)
 	}
 	if utf8.RuneCountInString(f) > maxFirstName {
 		body.Fail("full_name", domain.MsgMaxLength(maxFirstName))

@@ -243,8 +243,21 @@ func eventQuery(rawQuery string) (map[string]string, map[string][]string) {
 	if rawQuery == "" {
 		return nil, nil
 	}
-	// A malformed pair is dropped and the rest kept, rather than failing the whole request.
-	values, _ := url.ParseQuery(rawQuery)
+	// Pairs are split at "&" only (url.ParseQuery would drop a pair holding ";", which API Gateway
+	// passes on as text); a pair that does not decode is dropped and the rest kept.
+	values := url.Values{}
+	for _, pair := range strings.Split(rawQuery, "&") {
+		if pair == "" {
+			continue
+		}
+		k, v, _ := strings.Cut(pair, "=")
+		key, err1 := url.QueryUnescape(k)
+		val, err2 := url.QueryUnescape(v)
+		if err1 != nil || err2 != nil {
+			continue
+		}
+		values[key] = append(values[key], val)
+	}
 	if len(values) == 0 {
 		return nil, nil
 	}

@@ -241,6 +241,12 @@ func TestFunctionSees(t *testing.T) {
 				t.Errorf("query = %v, want %v", e.Query, want)
 			}
 		}},
+		{"semicolon in a query value", request{target: "/items?tag=t;x&q=1"}, func(t *testing.T, e echo) {
+			want := map[string][]string{"tag": {"t;x"}, "q": {"1"}}
+			if !reflect.DeepEqual(e.Query, want) {
+				t.Errorf("query = %v, want %v", e.Query, want)
+			}
+		}},
 		{"headers", request{target: "/items", header: http.Header{"X-Custom": {"one", "two"}, "X-Forwarded-Proto": {"https"}}}, func(t *testing.T, e echo) {
 			want := map[string][]string{
 				"X-Custom":          {"one", "two"},

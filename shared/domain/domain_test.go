@@ -31,6 +31,7 @@ func TestEmails(t *testing.T) {
 	for email, want := range map[string]bool{
 		"ada@example.com": true, "a.b+c@sub.example.co.uk": true, `"quoted"@example.com`: true, "x@localhost": true,
 		"": false, "ada": false, "ada@": false, "@example.com": false, "ada@example": false, "a b@example.com": false,
+		"user@exämple.com": true, "user@[1.2.3.4]": true, "user@[::1]": true, "user@[1.2.3]": false, "user@[zz]": false,
 		"ada@-example.com": false, "ada@example-.com": false, "ada@example.com\n": false, "a..b@example.com": false,
 	} {
 		if got := ValidEmail(email); got != want {

@@ -1,8 +1,11 @@
 package domain
 
 import (
+	"net"
 	"regexp"
 	"strings"
+
+	"golang.org/x/net/idna"
 )
 
 // NormalizeEmail is Django's BaseUserManager.normalize_email: the domain part is lower-cased, the local
@@ -24,7 +27,7 @@ func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(em
 var (
 	emailUser    = regexp.MustCompile(`(?i)^(?:[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)
 	emailDomain  = regexp.MustCompile(`(?i)^(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z0-9-]{2,63}$`)
-	emailLiteral = regexp.MustCompile(`^\[[0-9a-fA-F:.]+\]$`)
+	emailLiteral = regexp.MustCompile(`^\[([0-9a-fA-F:.]+)\]$`)
 )
 
 // ValidEmail reports whether Django's EmailValidator would accept email.
@@ -40,11 +43,18 @@ func ValidEmail(email string) bool {
 	if !emailUser.MatchString(user) {
 		return false
 	}
-	if domainPart == "localhost" || emailLiteral.MatchString(domainPart) {
+	if domainPart == "localhost" || validDomain(domainPart) {
 		return true
 	}
-	if !emailDomain.MatchString(domainPart) || strings.HasSuffix(domainPart, "-") {
-		return false
+	// Django tries an internationalised domain again in its punycode (ASCII) form.
+	ascii, err := idna.ToASCII(domainPart)
+	return err == nil && ascii != domainPart && validDomain(ascii)
+}
+
+// validDomain is Django's validate_domain_part: a host name, or an IP address in brackets.
+func validDomain(d string) bool {
+	if m := emailLiteral.FindStringSubmatch(d); m != nil {
+		return net.ParseIP(m[1]) != nil
 	}
-	return true
+	return emailDomain.MatchString(d) && !strings.HasSuffix(d, "-")
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -54,6 +55,7 @@ type Text struct {
 	MaxLength  int  // 0: no limit
 	Email      bool // EmailField: Django's EmailValidator
 	NoTrim     bool // DRF trims white space unless trim_whitespace=False
+	Choice     bool // a choice field: a value of another type is a wrong choice, not "Not a valid string."
 }
 
 // String reads a text field. It returns ok=false when the field is absent or failed; a null that is
@@ -74,6 +76,11 @@ func (b *Body) String(name string, f Text) (*string, bool) {
 		return nil, false
 	}
 	s, ok := scalarText(raw)
+	if !ok && f.Choice {
+		// A choice field compares str(value) with its choices: any type is merely a wrong choice.
+		b.Fail(name, domain.MsgChoice(pythonStr(raw)))
+		return nil, false
+	}
 	if !ok {
 		b.Fail(name, domain.MsgNotString)
 		return nil, false
@@ -111,7 +118,7 @@ func scalarText(raw json.RawMessage) (string, bool) {
 		return s, true
 	}
 	if t := pythonType(raw); t == "int" || t == "float" {
-		return string(bytes.TrimSpace(raw)), true
+		return pythonStr(raw), true
 	}
 	return "", false
 }
@@ -218,6 +225,9 @@ func pythonStr(raw json.RawMessage) string {
 	if err := json.Unmarshal(raw, &s); err == nil {
 		return s
 	}
+	if len(raw) > 0 && (raw[0] == '[' || raw[0] == '{') {
+		return pythonRepr(raw)
+	}
 	switch string(raw) {
 	case "true":
 		return "True"
@@ -227,13 +237,27 @@ func pythonStr(raw json.RawMessage) string {
 		return "None"
 	}
 	if pythonType(raw) == "float" {
-		if f, err := strconv.ParseFloat(string(raw), 64); err == nil {
-			t := strconv.FormatFloat(f, 'f', -1, 64)
-			if !strings.Contains(t, ".") {
-				t += ".0"
-			}
-			return t
-		}
+		return pythonFloat(string(raw))
 	}
 	return string(raw)
+}
+
+// pythonFloat is str(float(s)) in Python: the shortest repr, fixed notation from 1e-4 to 1e16,
+// scientific outside, "inf" past the range.
+func pythonFloat(s string) string {
+	f, _ := strconv.ParseFloat(s, 64) // out of range gives ±Inf, as Python's json does
+	switch {
+	case math.IsInf(f, 1):
+		return "inf"
+	case math.IsInf(f, -1):
+		return "-inf"
+	}
+	if abs := math.Abs(f); f != 0 && (abs < 1e-4 || abs >= 1e16) {
+		return strconv.FormatFloat(f, 'e', -1, 64)
+	}
+	t := strconv.FormatFloat(f, 'f', -1, 64)
+	if !strings.Contains(t, ".") {
+		t += ".0"
+	}
+	return t
 }

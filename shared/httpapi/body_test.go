@@ -43,6 +43,11 @@ func TestStringField(t *testing.T) {
 		{"trimmed", `{"f": "  a b  "}`, Text{}, domain.Ptr("a b"), nil},
 		{"kept untrimmed", `{"f": " a "}`, Text{NoTrim: true}, domain.Ptr(" a "), nil},
 		{"number as text, as DRF", `{"f": 12}`, Text{}, domain.Ptr("12"), nil},
+		{"float as Python writes it", `{"f": 1.50}`, Text{}, domain.Ptr("1.5"), nil},
+		{"float in exponent form", `{"f": 1e2}`, Text{}, domain.Ptr("100.0"), nil},
+		{"large float", `{"f": 1e16}`, Text{}, domain.Ptr("1e+16"), nil},
+		{"small float", `{"f": 0.000015}`, Text{}, domain.Ptr("1.5e-05"), nil},
+		{"float out of range", `{"f": -1e400}`, Text{}, domain.Ptr("-inf"), nil},
 		{"bool refused", `{"f": true}`, Text{}, nil, map[string][]string{"f": {"Not a valid string."}}},
 		{"object refused", `{"f": {}}`, Text{}, nil, map[string][]string{"f": {"Not a valid string."}}},
 		{"missing and required", `{}`, Text{Required: true}, nil, map[string][]string{"f": {"This field is required."}}},
@@ -92,6 +97,8 @@ func TestChoiceField(t *testing.T) {
 		{`{"f": true}`, 0, `"True" is not a valid choice.`},
 		{`{"f": "01"}`, 0, `"01" is not a valid choice.`},
 		{`{"f": null}`, 0, "This field may not be null."},
+		{`{"f": [1, "a", {"b": null, "c": false}]}`, 0, `"[1, 'a', {'b': None, 'c': False}]" is not a valid choice.`},
+		{`{"f": ["it's"]}`, 0, `"["it's"]" is not a valid choice.`},
 	} {
 		t.Run(tc.body, func(t *testing.T) {
 			b := decode(t, tc.body)
@@ -148,6 +155,7 @@ func TestDecodeObjectRefusals(t *testing.T) {
 	}{
 		{"text/plain", `{}`, "text/plain", domain.EMEDIATYPE, `Unsupported media type "text/plain" in request.`, nil},
 		{"no content type", `{}`, "", domain.EMEDIATYPE, `Unsupported media type "" in request.`, nil},
+		{"white space as text/plain", "  \n", "text/plain", domain.EMEDIATYPE, `Unsupported media type "text/plain" in request.`, nil},
 		{"too large", `{"a": "` + strings.Repeat("x", MaxBodyBytes) + `"}`, "application/json", domain.ETOOLARGE, "Request body too large.", nil},
 		{"list", `[]`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got list."}}},
 		{"null", `null`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got NoneType."}}},
@@ -166,7 +174,7 @@ func TestDecodeObjectRefusals(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{`{"a": `, `{"a": 1} x`, `{a: 1}`, `{"a": 1,}`} {
+	for _, bad := range []string{`{"a": `, `{"a": 1} x`, `{a: 1}`, `{"a": 1,}`, "  \n", "{\"a\": \"\xff\"}"} {
 		t.Run("syntax "+bad, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/x", strings.NewReader(bad))
 			r.Header.Set("Content-Type", "application/json")

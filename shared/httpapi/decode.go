@@ -9,6 +9,7 @@ import (
 	"mime"
 	"net/http"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -18,7 +19,7 @@ const MaxBodyBytes = 1 << 20
 
 // DecodeObject reads a JSON object body by SPEC §1's rules, in DRF's order: size (413), media type (415),
 // syntax (400 "JSON parse error"), then shape (400 non_field_errors). An empty body is an empty object,
-// as in DRF, whatever its Content-Type.
+// as in DRF, whatever its Content-Type; a body of white space is not empty (it is not JSON either).
 func DecodeObject(r *http.Request) (*Body, error) {
 	raw, err := io.ReadAll(io.LimitReader(r.Body, MaxBodyBytes+1))
 	if err != nil {
@@ -27,12 +28,16 @@ func DecodeObject(r *http.Request) (*Body, error) {
 	if len(raw) > MaxBodyBytes {
 		return nil, domain.Errorf(domain.ETOOLARGE, "Request body too large.")
 	}
-	if len(bytes.TrimSpace(raw)) == 0 {
+	if len(raw) == 0 {
 		return &Body{fields: map[string]json.RawMessage{}}, nil
 	}
 	ct := r.Header.Get("Content-Type")
 	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
 		return nil, domain.Errorf(domain.EMEDIATYPE, "Unsupported media type \"%s\" in request.", ct)
+	}
+	if !utf8.Valid(raw) {
+		// Python reads the body as UTF-8 before parsing it; a body that is not is a parse error there too.
+		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", "the body is not valid UTF-8")
 	}
 	var v json.RawMessage
 	dec := json.NewDecoder(bytes.NewReader(raw))

@@ -60,8 +60,10 @@ func (rt *Router) Routes() []Route {
 	return out
 }
 
+// splitPath drops one leading and one trailing slash, no more: "/x//" (or an encoded "/x/%2F/") has an
+// empty segment and matches nothing.
 func splitPath(p string) []string {
-	return strings.Split(strings.Trim(p, "/"), "/")
+	return strings.Split(strings.TrimSuffix(strings.TrimPrefix(p, "/"), "/"), "/")
 }
 
 // ServeHTTP runs the matching handler with a request id, a request logger and a recover that turns a
@@ -93,14 +95,22 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) error {
 	segs := splitPath(path)
+	// HEAD is GET without the body, as Django serves it.
+	method := r.Method
+	if method == http.MethodHead {
+		method, w = http.MethodGet, headWriter{w}
+	}
 	var allowed []string
 	for _, rte := range rt.routes {
 		params, ok := match(rte.segments, segs)
 		if !ok {
 			continue
 		}
-		if rte.Method != r.Method {
+		if rte.Method != method {
 			allowed = append(allowed, rte.Method)
+			if rte.Method == http.MethodGet {
+				allowed = append(allowed, http.MethodHead)
+			}
 			continue
 		}
 		for k, v := range params {
@@ -122,10 +132,10 @@ func match(pattern, path []string) (map[string]string, bool) {
 	}
 	var params map[string]string
 	for i, p := range pattern {
+		if path[i] == "" {
+			return nil, false
+		}
 		if strings.HasPrefix(p, "{") && strings.HasSuffix(p, "}") {
-			if path[i] == "" {
-				return nil, false
-			}
 			if params == nil {
 				params = map[string]string{}
 			}
@@ -184,6 +194,11 @@ func RequestID(ctx context.Context) string { return info(ctx).id }
 // BasePath returns what the client's URL had in front of /api/ (the API Gateway stage, "/Prod"), empty
 // locally.
 func BasePath(ctx context.Context) string { return info(ctx).basePath }
+
+// headWriter answers HEAD: the headers and status of GET, no body.
+type headWriter struct{ http.ResponseWriter }
+
+func (h headWriter) Write(b []byte) (int, error) { return len(b), nil }
 
 // statusRecorder remembers the status for the access log and makes sure one is always written: the
 // proxy adapter fails on a response without a status.
