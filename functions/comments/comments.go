@@ -7,10 +7,8 @@ package comments
 import (
 	"log/slog"
 	"net/http"
-	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
@@ -49,31 +47,6 @@ func canRead(u domain.User, orgID string) bool {
 
 // canWrite is SPEC §3's write rule: staff and the commenter, whether or not still a member.
 func canWrite(u domain.User, c domain.Comment) bool { return u.Privileged() || c.CommenterID == u.ID }
-
-// pathID returns the {id} of the path as a canonical UUID. Anything else is DRF's 404: its lookup of a
-// malformed UUID finds nothing.
-func pathID(r *http.Request) (string, error) {
-	id, ok := parsePythonUUID(r.PathValue("id"))
-	if !ok {
-		return "", domain.NotFound()
-	}
-	return id, nil
-}
-
-// parsePythonUUID accepts the forms Python's uuid.UUID(hex) does, which is what Django applies to ids
-// in paths and filters: optional "urn:" / "uuid:" prefixes and braces, hyphens anywhere, 32 hex digits.
-func parsePythonUUID(s string) (string, bool) {
-	s = strings.ReplaceAll(strings.ReplaceAll(s, "urn:", ""), "uuid:", "")
-	s = strings.ReplaceAll(strings.Trim(s, "{}"), "-", "")
-	if len(s) != 32 {
-		return "", false
-	}
-	id, err := uuid.Parse(s)
-	if err != nil {
-		return "", false
-	}
-	return id.String(), true
-}
 
 // commenterJSON is SPEC §6's commenter: names are "" rather than null, full_name is Django's
 // get_full_name.

@@ -45,7 +45,7 @@ func readListQuery(q url.Values) (listQuery, error) {
 	// forms.UUIDField strips white space first (it is a CharField).
 	if raw := strings.TrimSpace(lastOf(q, "object_id")); raw == "" {
 		errs["object_id"] = []string{domain.MsgRequired}
-	} else if id, ok := parsePythonUUID(raw); !ok {
+	} else if id, ok := httpapi.ParseUUID(raw); !ok {
 		errs["object_id"] = []string{"Enter a valid UUID."}
 	} else {
 		lq.object.ObjectID = id

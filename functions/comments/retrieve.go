@@ -14,7 +14,7 @@ func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := pathID(r)
+	id, err := httpapi.PathID(r)
 	if err != nil {
 		return err
 	}

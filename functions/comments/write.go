@@ -39,7 +39,7 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
 	if err != nil {
 		return err
 	}
-	id, err := pathID(r)
+	id, err := httpapi.PathID(r)
 	if err != nil {
 		return err
 	}

@@ -8,7 +8,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
@@ -41,16 +40,6 @@ func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Dura
 // clock is now as the service stores it: UTC, microseconds (what the table and the JSON keep), so that
 // what is compared is what is written.
 func (h *handler) clock() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
-
-// invitationID reads the path id. Anything that is not a UUID is an unknown invitation (SPEC §3), not a
-// validation error: the path names a resource, it is not input to validate.
-func invitationID(r *http.Request) (string, error) {
-	id, err := uuid.Parse(r.PathValue("id"))
-	if err != nil {
-		return "", domain.NotFound()
-	}
-	return id.String(), nil
-}
 
 // rights is what the caller may do with one invitation (SPEC §3).
 type rights struct {

@@ -26,7 +26,7 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := invitationID(r)
+	id, err := httpapi.PathID(r)
 	if err != nil {
 		return err
 	}

@@ -51,7 +51,7 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	id, err := invitationID(r)
+	id, err := httpapi.PathID(r)
 	if err != nil {
 		return err
 	}

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -175,11 +174,7 @@ func parseUUID(raw json.RawMessage) (string, bool) {
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
 	}
-	id, err := uuid.Parse(strings.TrimSpace(s))
-	if err != nil {
-		return "", false
-	}
-	return id.String(), true
+	return ParseUUID(strings.TrimSpace(s))
 }
 
 // UUIDList reads a list of UUIDs (DRF ListField / many=True primary keys). Bad entries are reported by

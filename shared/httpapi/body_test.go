@@ -206,3 +206,16 @@ func FuzzBody(f *testing.F) {
 		_ = b.Err()
 	})
 }
+
+func TestParseUUID(t *testing.T) {
+	const want = "6f9619ff-8b86-d011-b42d-00cf4fc964ff"
+	for in, ok := range map[string]bool{
+		want: true, "6F9619FF8B86D011B42D00CF4FC964FF": true, "{" + want + "}": true, "urn:uuid:" + want: true,
+		"6f96-19ff8b86d011b42d00cf4fc964ff": true, "": false, "x": false, want + "0": false, "6f9619ff-8b86-d011-b42d-00cf4fc964fg": false,
+	} {
+		got, gotOK := ParseUUID(in)
+		if gotOK != ok || (ok && got != want) {
+			t.Errorf("ParseUUID(%q) = %q, %v", in, got, gotOK)
+		}
+	}
+}
