@@ -6,16 +6,12 @@ import (
 	"io"
 	"log/slog"
 	"net/http"
-	"net/http/httptest"
-	"net/url"
 	"os"
-	"strings"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
-	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/testkit"
@@ -184,27 +180,6 @@ func (e *env) readJSON(t testing.TB, c fxComment) map[string]any {
 func (e *env) do(t testing.TB, method, path, role, body string) testkit.Response {
 	t.Helper()
 	return testkit.Do(t, e.gw, testkit.Request{Method: method, Path: path, Token: e.tokens[role], Body: body})
-}
-
-// doAt sends a GET of target (with a stage prefix or not) from another host and scheme, as a client of
-// the deployed API would. testkit.Do checks the path as sent, which with a stage is not openapi.yaml's,
-// so this strips the stage before the contract check.
-func (e *env) doAt(t testing.TB, target, host, proto, stage, role string) testkit.Response {
-	t.Helper()
-	r := httptest.NewRequest("GET", target, nil)
-	r.Host = host
-	if proto != "" {
-		r.Header.Set("X-Forwarded-Proto", proto)
-	}
-	r.Header.Set("Authorization", "Bearer "+e.tokens[role])
-	w := httptest.NewRecorder()
-	e.gw.ServeHTTP(w, r)
-	u, err := url.Parse(strings.TrimPrefix(r.URL.RequestURI(), stage))
-	if err != nil {
-		t.Fatal(err)
-	}
-	contract.Validate(t, "GET", u.Path, u.Query(), w.Code, w.Header(), w.Body.Bytes())
-	return testkit.Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 }
 
 // list is the envelope the API must give.

@@ -54,6 +54,7 @@ type Request struct {
 	Token  string // sent as "Authorization: Bearer <token>" when not empty
 	Body   string
 	Header map[string]string
+	Host   string // the Host the client called; default 127.0.0.1:3000
 }
 
 // Do sends req through h (a Gateway) and checks the response against openapi.yaml.
@@ -68,6 +69,9 @@ func Do(tb testing.TB, h http.Handler, req Request) Response {
 	}
 	for k, v := range req.Header {
 		r.Header.Set(k, v)
+	}
+	if req.Host != "" {
+		r.Host = req.Host
 	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
