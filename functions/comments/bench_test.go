@@ -3,6 +3,7 @@ package comments_test
 import (
 	"testing"
 
+	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/testkit"
 )
 
@@ -19,7 +20,7 @@ func BenchmarkList(b *testing.B) {
 	for i := range 100 {
 		small.add([]string{"t", "u"}[i%2], "")
 	}
-	e.load(b, fixtureFile{Comments: append(big.comments, small.comments...)})
+	e.load(b, fixture.File{Comments: append(big.comments, small.comments...)})
 	for _, bc := range []struct {
 		name  string
 		th    *thread

@@ -12,6 +12,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
+	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/testkit"
 )
@@ -92,7 +93,7 @@ func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 	for i := range 100 {
 		small.add([]string{"t", "u"}[i%2], "")
 	}
-	e.load(t, fixtureFile{Comments: append(big.comments, small.comments...)})
+	e.load(t, fixture.File{Comments: append(big.comments, small.comments...)})
 
 	measure := func(t *testing.T, th *thread, extra ...string) (reads, map[string]any) {
 		t.Helper()
@@ -143,7 +144,7 @@ func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 		{"deep tagged page", "u", false, []string{"page=100", "page_size=20"}, 1980, 520},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var want []fxComment
+			var want []fixture.Comment
 			for _, c := range big.comments {
 				if tc.tag == "" || *c.Tag == tc.tag {
 					want = append(want, c)

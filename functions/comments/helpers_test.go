@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
+	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/testkit"
@@ -70,50 +71,19 @@ func setupOn(t testing.TB, db *testkit.DB, store *dynamo.Store) *env {
 		e.users[u.role] = user
 		e.tokens[u.role] = db.Token(t, user, time.Hour)
 	}
-	e.load(t, fixtureFile{
-		Organizations: []fxOrg{{ID: e.orgA, Name: "Acme " + e.orgA[:8]}, {ID: e.orgB, Name: "Beta " + e.orgB[:8]}},
-		Members: []fxMember{
+	e.load(t, fixture.File{
+		Organizations: []fixture.Organization{{ID: e.orgA, Name: "Acme " + e.orgA[:8]}, {ID: e.orgB, Name: "Beta " + e.orgB[:8]}},
+		Members: []fixture.Member{
 			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["alice"].ID},
-			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["amy"].ID, Role: 2},
+			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["amy"].ID, Role: domain.Ptr(2)},
 			{ID: uuid.NewString(), OrganizationID: e.orgB, UserID: e.users["bob"].ID},
 		},
 	})
 	return e
 }
 
-// fixtureFile is SPEC §7's format, the sections these tests need.
-type fixtureFile struct {
-	Organizations []fxOrg     `json:"organizations,omitempty"`
-	Members       []fxMember  `json:"members,omitempty"`
-	Comments      []fxComment `json:"comments,omitempty"`
-}
-
-type fxOrg struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-type fxMember struct {
-	ID             string `json:"id"`
-	OrganizationID string `json:"organization_id"`
-	UserID         string `json:"user_id"`
-	Role           int    `json:"role"`
-}
-
-type fxComment struct {
-	ID             string  `json:"id"`
-	OrganizationID string  `json:"organization_id"`
-	CommenterID    string  `json:"commenter_id"`
-	ContentType    string  `json:"content_type"`
-	ObjectID       string  `json:"object_id"`
-	Tag            *string `json:"tag"`
-	Text           string  `json:"text"`
-	Parent         *string `json:"parent"`
-	CreatedAt      string  `json:"created_at"`
-}
-
 // load writes f with the fixture loader, which keeps the counters as the API does.
-func (e *env) load(t testing.TB, f fixtureFile) {
+func (e *env) load(t testing.TB, f fixture.File) {
 	t.Helper()
 	e.db.Load(t, f, e.loadedAt, time.Hour)
 }
@@ -126,7 +96,7 @@ type thread struct {
 	objectID    string
 	org         string
 	base        time.Time
-	comments    []fxComment
+	comments    []fixture.Comment
 }
 
 func (e *env) thread(contentType string) *thread {
@@ -135,11 +105,11 @@ func (e *env) thread(contentType string) *thread {
 }
 
 // add appends a comment and returns it; tag "" means none, parent "" none.
-func (th *thread) add(tag, parent string) fxComment {
-	c := fxComment{
+func (th *thread) add(tag, parent string) fixture.Comment {
+	c := fixture.Comment{
 		ID: uuid.NewString(), OrganizationID: th.org, CommenterID: th.e.users["alice"].ID,
 		ContentType: th.contentType, ObjectID: th.objectID, Text: "comment " + uuid.NewString()[:8],
-		CreatedAt: th.base.Add(time.Duration(len(th.comments)) * time.Second).Format(time.RFC3339Nano),
+		CreatedAt: domain.Ptr(th.base.Add(time.Duration(len(th.comments)) * time.Second).Format(time.RFC3339Nano)),
 	}
 	if tag != "" {
 		c.Tag = &tag
@@ -151,10 +121,10 @@ func (th *thread) add(tag, parent string) fxComment {
 	return c
 }
 
-func (th *thread) load(t testing.TB) { t.Helper(); th.e.load(t, fixtureFile{Comments: th.comments}) }
+func (th *thread) load(t testing.TB) { t.Helper(); th.e.load(t, fixture.File{Comments: th.comments}) }
 
 // readJSON is the read shape the API must give c.
-func (e *env) readJSON(t testing.TB, c fxComment) map[string]any {
+func (e *env) readJSON(t testing.TB, c fixture.Comment) map[string]any {
 	t.Helper()
 	var author domain.User
 	for _, u := range e.users {
@@ -162,7 +132,7 @@ func (e *env) readJSON(t testing.TB, c fxComment) map[string]any {
 			author = u
 		}
 	}
-	created, err := time.Parse(time.RFC3339Nano, c.CreatedAt)
+	created, err := time.Parse(time.RFC3339Nano, *c.CreatedAt)
 	if err != nil {
 		t.Fatal(err)
 	}

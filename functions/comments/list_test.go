@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/testkit"
 )
 
@@ -60,10 +61,10 @@ func TestListOrderingAndTagFilter(t *testing.T) {
 		c4, c5 = c5, c4
 	}
 	th.load(t)
-	all := []fxComment{c0, c1, c2, c3, c4, c5}
+	all := []fixture.Comment{c0, c1, c2, c3, c4, c5}
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
-	var reviewed []fxComment
+	var reviewed []fixture.Comment
 	for _, c := range all {
 		if c.Tag != nil && *c.Tag == "review" {
 			reviewed = append(reviewed, c)
@@ -74,7 +75,7 @@ func TestListOrderingAndTagFilter(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		extra []string
-		want  []fxComment
+		want  []fixture.Comment
 	}{
 		{"default is oldest first, ties by id", nil, all},
 		{"created_at", []string{"ordering=created_at"}, all},
@@ -85,7 +86,7 @@ func TestListOrderingAndTagFilter(t *testing.T) {
 		{"tag exact match", []string{"tag=review"}, reviewed},
 		{"tag, newest first", []string{"tag=review", "ordering=-created_at"}, reviewedDesc},
 		{"tag is case-sensitive", []string{"tag=Review"}, nil},
-		{"tag padded by white space", []string{"tag=+other+"}, []fxComment{c3}},
+		{"tag padded by white space", []string{"tag=+other+"}, []fixture.Comment{c3}},
 		{"empty tag is no filter", []string{"tag="}, all},
 		{"unknown tag", []string{"tag=nothing"}, nil},
 	} {

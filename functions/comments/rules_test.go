@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -113,7 +114,7 @@ func (e *env) count(t *testing.T, contentType, objectID, tag, role string) int {
 func TestCountsFollowMovesAndTagChanges(t *testing.T) {
 	e := setup(t)
 	x, y := e.thread("report"), e.thread("report")
-	var xs []fxComment
+	var xs []fixture.Comment
 	for i := range 12 {
 		xs = append(xs, x.add([]string{"a", "b", ""}[i%3], ""))
 	}
