@@ -44,18 +44,19 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
 		return err
 	}
 	var change *commentChange
-	for attempt := 1; ; attempt++ {
-		saved, err := h.saveOnce(r, caller, id, put, &change)
-		if domain.ErrorCode(err) == domain.ECONFLICT && attempt < maxAttempts {
-			httpapi.Logger(r.Context()).Info("comment save lost a race; retrying", "comment_id", id, "attempt", attempt)
-			continue
+	var saved domain.Comment
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
+		if n > 1 {
+			httpapi.Logger(r.Context()).Info("comment save lost a race; retrying", "comment_id", id, "attempt", n)
 		}
-		if err != nil {
-			return err
-		}
-		httpapi.WriteJSON(w, http.StatusOK, writeShape(saved))
-		return nil
+		saved, err = h.saveOnce(r, caller, id, put, &change)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	httpapi.WriteJSON(w, http.StatusOK, writeShape(saved))
+	return nil
 }
 
 // saveOnce is one attempt: read the comment, check who may write it, read the body (first attempt

@@ -3,7 +3,6 @@ package invitations
 import (
 	"context"
 	"fmt"
-	"math/rand/v2"
 	"net/http"
 	"time"
 
@@ -31,52 +30,57 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	var req *patchRequest
-	for attempt := 1; ; attempt++ {
-		inv, err := h.store.Invitation(r.Context(), id)
-		if err != nil {
-			return err
+	var c change
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
+		if n > 1 {
+			httpapi.Logger(r.Context()).Info("invitation changed concurrently, re-applying", "invitation_id", id, "attempt", n)
 		}
-		may := rightsOn(caller, inv)
-		if !may.change && !may.invitee {
-			if may.read {
-				return domain.Forbidden()
-			}
-			return domain.NotFound()
-		}
-		if req == nil {
-			// The body is read only once the caller may change something (SPEC §2: permission and
-			// object before 415/400), and only once: a retry re-applies what was read.
-			body, err := httpapi.DecodeObject(r)
-			if err != nil {
-				return err
-			}
-			req = readPatch(body)
-		}
-		if !may.change && !req.onlyAnswers() {
-			return domain.Forbidden()
-		}
-		c, err := h.plan(r.Context(), caller, inv, req, h.clock())
-		if err != nil {
-			return err
-		}
-		err = h.store.SaveInvitation(r.Context(), c.next, c.join)
-		if domain.ErrorCode(err) == domain.ECONFLICT && attempt < maxAttempts {
-			httpapi.Logger(r.Context()).Info("invitation changed concurrently, re-applying", "invitation_id", id, "attempt", attempt)
-			if err := pause(r.Context(), attempt); err != nil {
-				return err
-			}
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		resp, err := newInvitationResponse(c.next, c.refs, c.now)
-		if err != nil {
-			return err
-		}
-		httpapi.WriteJSON(w, http.StatusOK, resp)
-		return nil
+		c, err = h.patchOnce(r, caller, id, &req)
+		return err
+	})
+	if err != nil {
+		return err
 	}
+	resp, err := newInvitationResponse(c.next, c.refs, c.now)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, resp)
+	return nil
+}
+
+// patchOnce is one attempt: the invitation, who may change it, the body (read on the first attempt
+// only: a retry re-applies what was read), the plan and the conditional write. ECONFLICT means another
+// save got in between.
+func (h *handler) patchOnce(r *http.Request, caller domain.User, id string, req **patchRequest) (change, error) {
+	inv, err := h.store.Invitation(r.Context(), id)
+	if err != nil {
+		return change{}, err
+	}
+	may := rightsOn(caller, inv)
+	if !may.change && !may.invitee {
+		if may.read {
+			return change{}, domain.Forbidden()
+		}
+		return change{}, domain.NotFound()
+	}
+	if *req == nil {
+		// The body is read only once the caller may change something (SPEC §2: permission and
+		// object before 415/400).
+		body, err := httpapi.DecodeObject(r)
+		if err != nil {
+			return change{}, err
+		}
+		*req = readPatch(body)
+	}
+	if !may.change && !(*req).onlyAnswers() {
+		return change{}, domain.Forbidden()
+	}
+	c, err := h.plan(r.Context(), caller, inv, *req, h.clock())
+	if err != nil {
+		return change{}, err
+	}
+	return c, h.store.SaveInvitation(r.Context(), c.next, c.join)
 }
 
 // change is one attempt's outcome: the invitation to store, the membership an acceptance gives, and what
@@ -211,18 +215,4 @@ func finalStateMessage(s domain.InvitationStatus) string {
 		domain.StatusRevoked:   "a revoked",
 	}
 	return fmt.Sprintf("Cannot change the status of %s invitation.", names[s])
-}
-
-// pause waits a little, with jitter, before re-applying a change that lost a race, so that contenders
-// that collided do not collide again in lockstep.
-func pause(ctx context.Context, attempt int) error {
-	d := time.Duration(attempt)*5*time.Millisecond + rand.N(10*time.Millisecond)
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }

@@ -1,6 +1,7 @@
 package domain
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -74,4 +75,42 @@ func TestTimeFormat(t *testing.T) {
 	if err != nil || !back.Equal(ts.Truncate(time.Microsecond)) {
 		t.Fatalf("ParseTime = %v %v", back, err)
 	}
+}
+
+func TestRetryOnConflict(t *testing.T) {
+	conflict := &Error{Code: ECONFLICT}
+	for _, tc := range []struct {
+		name      string
+		failFirst int // attempts that lose before one that succeeds
+		wantRuns  int
+		wantCode  Code
+	}{
+		{"first attempt wins", 0, 1, ""},
+		{"wins on the third", 2, 3, ""},
+		{"every attempt loses", 10, 4, ECONFLICT},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			runs := 0
+			err := RetryOnConflict(context.Background(), 4, func(n int) error {
+				runs++
+				if n != runs {
+					t.Fatalf("attempt numbered %d, run %d", n, runs)
+				}
+				if n <= tc.failFirst {
+					return conflict
+				}
+				return nil
+			})
+			if runs != tc.wantRuns || (err == nil) != (tc.wantCode == "") || (err != nil && ErrorCode(err) != tc.wantCode) {
+				t.Fatalf("runs %d err %v, want %d runs and code %q", runs, err, tc.wantRuns, tc.wantCode)
+			}
+		})
+	}
+	t.Run("other errors end it at once", func(t *testing.T) {
+		runs := 0
+		err := RetryOnConflict(context.Background(), 4, func(int) error { runs++; return NotFound() })
+		if runs != 1 || ErrorCode(err) != ENOTFOUND {
+			t.Fatalf("runs %d err %v", runs, err)
+		}
+	})
 }
