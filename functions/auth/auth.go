@@ -1,8 +1,12 @@
 // Package auth serves POST /api/v1/auth/login (SPEC §2): email and password in, the user record with a
-// new Bearer token out.
+// new Bearer token out. Failed logins are counted per email and per source address and throttled
+// (SPEC §9, domain.LoginFailuresPerEmail). A login reads the email's claim (which carries the
+// credentials) with both failure windows in one call; the user for the response is read while the
+// password hash is checked, before the one atomic write.
 package auth
 
 import (
+	"context"
 	"encoding/json"
 	"log/slog"
 	"net/http"
@@ -19,13 +23,13 @@ import (
 const LoginPath = "/api/v1/auth/login"
 
 type handler struct {
-	users    domain.UserStore
+	users    domain.LoginStore
 	tokenTTL time.Duration
 	now      func() time.Time
 }
 
 // New returns the auth function's HTTP handler.
-func New(users domain.UserStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
+func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
 	h := &handler{users: users, tokenTTL: tokenTTL, now: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodPost, LoginPath, h.login)
@@ -79,26 +83,53 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	if err := body.Err(); err != nil {
 		return err
 	}
-	user, err := domain.User{}, domain.NotFound()
+	ctx := r.Context()
+	now := h.now().UTC().Truncate(time.Microsecond)
+	email := *username
 	// No account has an email longer than the seed's 255 characters; such a name is not even looked up
-	// (it could exceed DynamoDB's key size).
-	if utf8.RuneCountInString(*username) <= maxEmailLength {
-		user, err = h.users.UserByEmail(r.Context(), *username)
+	// (it could exceed DynamoDB's key size), and only its source address counts its failure.
+	if utf8.RuneCountInString(email) > maxEmailLength {
+		email = ""
 	}
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		// Spend what a wrong password costs, so that response times do not tell which emails exist.
-		password.VerifyDummy(*plain)
-		return errBadCredentials
-	}
+	ip := httpapi.SourceIP(ctx)
+	state, err := h.users.LoginState(ctx, email, ip)
 	if err != nil {
 		return err
 	}
-	ok, rehash, err := password.Verify(*plain, user.PasswordHash)
-	if err != nil && !strings.HasPrefix(user.PasswordHash, unusablePasswordPrefix) {
-		httpapi.Logger(r.Context()).Warn("stored password hash unreadable", "user_id", user.ID)
+	if wait := state.ThrottledFor(now); wait > 0 {
+		return domain.Throttled(wait)
 	}
-	if !ok || !user.IsActive {
-		return errBadCredentials
+	acct := state.Account
+	if acct == nil {
+		// Spend what a wrong password costs, so that response times do not tell which emails exist.
+		password.VerifyDummy(*plain)
+		return h.refuse(ctx, email, ip, state, now)
+	}
+	// The user, for the response, is read while the password is checked: the read costs no time of
+	// its own, and it is done before anything is written, so that a failing read leaves the table as
+	// it was (SPEC §9).
+	var (
+		user    domain.User
+		readErr error
+		read    = make(chan struct{})
+	)
+	go func() {
+		defer close(read)
+		user, readErr = h.users.User(ctx, acct.UserID)
+	}()
+	ok, rehash, err := password.Verify(*plain, acct.PasswordHash)
+	<-read
+	if err != nil && !strings.HasPrefix(acct.PasswordHash, unusablePasswordPrefix) {
+		httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
+	}
+	if !ok || !acct.IsActive {
+		return h.refuse(ctx, email, ip, state, now)
+	}
+	if domain.ErrorCode(readErr) == domain.ENOTFOUND {
+		return errBadCredentials // the account was deleted while it logged in
+	}
+	if readErr != nil {
+		return readErr
 	}
 	var upgraded string
 	if rehash {
@@ -106,14 +137,17 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	token, hash, err := domain.NewTokenString(user.ID)
+	token, hash, err := domain.NewTokenString(acct.UserID)
 	if err != nil {
 		return err
 	}
-	now := h.now().UTC().Truncate(time.Microsecond)
 	user.LastLogin = &now
-	record := domain.Token{Hash: hash, UserID: user.ID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)}
-	if err := h.users.RecordLogin(r.Context(), user, record, upgraded); err != nil {
+	record := domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)}
+	err = h.users.RecordLogin(ctx, domain.User{ID: acct.UserID, Email: email, LastLogin: &now}, record, upgraded)
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return errBadCredentials
+	}
+	if err != nil {
 		return err
 	}
 	resp, err := newLoginResponse(user, token)
@@ -122,6 +156,15 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, resp)
 	return nil
+}
+
+// refuse counts a failed login against the email and the address (SPEC §9), then refuses it as DRF
+// does, the same whichever check failed.
+func (h *handler) refuse(ctx context.Context, email, ip string, seen domain.LoginState, now time.Time) error {
+	if err := h.users.RecordLoginFailure(ctx, email, ip, seen, now); err != nil {
+		return err
+	}
+	return errBadCredentials
 }
 
 func newLoginResponse(u domain.User, token string) (loginResponse, error) {

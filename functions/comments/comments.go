@@ -1,7 +1,9 @@
 // Package comments serves the comment operations of SPEC §3 and §6: the paginated list of an object's
 // comments, and reading, replacing and partially updating one comment. Each operation has a budget of
-// sequential DynamoDB round trips, authentication included (list and retrieve 3, PUT/PATCH 4), which the
-// tests hold it to: list.go, retrieve.go and write.go say how each stays within it.
+// sequential DynamoDB round trips, authentication included (list 2, retrieve 2 and 1 for one's own
+// comment, PUT/PATCH 2), which the tests hold it to: list.go, retrieve.go and write.go say how each
+// stays within it. Authentication is never a round trip of its own: the caller's session is read in the
+// same call as the first data (authenticate).
 package comments
 
 import (
@@ -27,7 +29,7 @@ type handler struct {
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{store: store, auth: &httpapi.Authenticator{Tokens: store, Now: now}, now: now}
+	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, now: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
@@ -100,4 +102,26 @@ type writtenJSON struct {
 
 func writeShape(c domain.Comment) writtenJSON {
 	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID}
+}
+
+// authenticate reads the caller's session together with q in one call, and decides authentication
+// first (SPEC §2: 401 before anything else). A path id that is not a UUID reads nothing with it: the
+// caller's 404 comes after authentication, read on its own.
+func (h *handler) authenticate(r *http.Request, q domain.CommentReads, idErr error) (domain.User, domain.CommentRead, error) {
+	ref, err := httpapi.Bearer(r)
+	if err != nil {
+		return domain.User{}, domain.CommentRead{}, err
+	}
+	if idErr != nil {
+		if _, err := h.auth.Authenticate(r); err != nil {
+			return domain.User{}, domain.CommentRead{}, err
+		}
+		return domain.User{}, domain.CommentRead{}, idErr
+	}
+	read, err := h.store.ReadComments(r.Context(), ref, q)
+	if err != nil {
+		return domain.User{}, domain.CommentRead{}, err
+	}
+	caller, err := h.auth.Check(read.Session)
+	return caller, read, err
 }

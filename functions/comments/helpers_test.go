@@ -3,10 +3,7 @@ package comments_test
 import (
 	"bytes"
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
@@ -48,11 +45,7 @@ func setupOn(t testing.TB, db *testkit.DB, store *dynamo.Store) *env {
 		users: map[string]domain.User{}, tokens: map[string]string{},
 		loadedAt: now.Add(-time.Hour),
 	}
-	var logs io.Writer = io.Discard
-	if os.Getenv("TEST_LOG") != "" {
-		logs = os.Stderr
-	}
-	log := slog.New(slog.NewTextHandler(logs, nil))
+	log := testkit.Log(t) // TEST_LOG=1 shows the lines
 	e.gw = testkit.Gateway(t, map[string]http.Handler{
 		"CommentsFunction": comments.New(store, log, func() time.Time { return now }),
 	})

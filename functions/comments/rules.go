@@ -1,8 +1,8 @@
 package comments
 
 import (
+	"context"
 	"errors"
-	"net/http"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -35,10 +35,11 @@ const (
 //   - the object it moves to belongs to the comment's organization, or to none yet.
 //
 // The parent, the object and the no-cycle rules are reported together (DRF reports every failing
-// field). The new parent and the target object's counter are read in one call; the transaction checks
+// field). The new parent and the target object's counter are read in one call (with the comment, when the
+// body names them: prefetched); the transaction checks
 // again that neither changed. A comment without replies has no descendants, so only a comment with
 // replies needs the walk up the new parent's chain.
-func (h *handler) check(r *http.Request, old, next domain.Comment, parentSent bool) (domain.CommentUpdate, error) {
+func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSent bool, pre *prefetched) (domain.CommentUpdate, error) {
 	moved := old.ContentType != next.ContentType || old.ObjectID != next.ObjectID
 	if moved && old.Replies > 0 {
 		return domain.CommentUpdate{}, &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
@@ -60,9 +61,17 @@ func (h *handler) check(r *http.Request, old, next domain.Comment, parentSent bo
 	if moved {
 		moveTo = &domain.CommentObject{ContentType: next.ContentType, ObjectID: next.ObjectID}
 	}
-	parent, target, err := h.store.CommentWriteReads(r.Context(), readParent, moveTo)
-	if err != nil {
-		return domain.CommentUpdate{}, err
+	var parent *domain.Comment
+	var target domain.CommentCount
+	if pre.covers(readParent, moveTo) {
+		if pre != nil {
+			parent, target = pre.parent, pre.count
+		}
+	} else {
+		var err error
+		if parent, target, err = h.store.CommentWriteReads(ctx, readParent, moveTo); err != nil {
+			return domain.CommentUpdate{}, err
+		}
 	}
 	if readParent != "" && (parent == nil || parent.ContentType != next.ContentType || parent.ObjectID != next.ObjectID) {
 		errs["parent"] = []string{domain.MsgDoesNotExist(readParent)}
@@ -79,17 +88,37 @@ func (h *handler) check(r *http.Request, old, next domain.Comment, parentSent bo
 	}
 	update.NewParent = parent
 	if old.Replies > 0 {
-		if update.Ancestors, err = h.ancestors(r, old.ID, *parent); err != nil {
+		var err error
+		if update.Ancestors, err = h.ancestors(ctx, old.ID, *parent); err != nil {
 			return domain.CommentUpdate{}, err
 		}
 	}
 	return update, nil
 }
 
+// prefetched is what a save's first read brought besides the comment: the parent and the counter of
+// the object its body names, read before the comment was known so that the save needs no read of its
+// own. nil: nothing (a retry reads afresh).
+type prefetched struct {
+	parentID string
+	parent   *domain.Comment
+	object   *domain.CommentObject
+	count    domain.CommentCount
+}
+
+// covers reports whether p holds what check needs: the parent parentID ("" for none) and the counter of
+// moveTo (nil for none).
+func (p *prefetched) covers(parentID string, moveTo *domain.CommentObject) bool {
+	if p == nil {
+		return parentID == "" && moveTo == nil
+	}
+	return (parentID == "" || parentID == p.parentID) && (moveTo == nil || (p.object != nil && *moveTo == *p.object))
+}
+
 // ancestors walks up from parent (exclusive) to its root and fails with the own-ancestor error when the
 // chain reaches the comment being saved. It returns the nearest maxGuarded comments walked, whose
 // versions the save's transaction checks.
-func (h *handler) ancestors(r *http.Request, self string, parent domain.Comment) ([]domain.Comment, error) {
+func (h *handler) ancestors(ctx context.Context, self string, parent domain.Comment) ([]domain.Comment, error) {
 	var chain []domain.Comment
 	for cur := parent; cur.ParentID != nil; {
 		if *cur.ParentID == self {
@@ -98,7 +127,7 @@ func (h *handler) ancestors(r *http.Request, self string, parent domain.Comment)
 		if len(chain) == maxDepth {
 			return nil, domain.FieldError("parent", msgTooDeep)
 		}
-		next, err := h.store.Comment(r.Context(), *cur.ParentID)
+		next, err := h.store.Comment(ctx, *cur.ParentID)
 		if domain.ErrorCode(err) == domain.ENOTFOUND {
 			// Comments are never deleted; a parent that vanished means the chain changed under the
 			// walk, which a retry reads again.

@@ -31,58 +31,61 @@ func (h *handler) partialUpdate(w http.ResponseWriter, r *http.Request) error {
 
 // save runs PUT and PATCH in DRF's order of checks: authentication (401), who may write (403, or 404
 // when the caller may not even read the comment), the body (413/415/400), then the rules that need
-// the store (400). Round trips: authentication, the comment, one BatchGetItem of the new parent and the
-// target object's counter (only when the parent or the object changes), and one TransactWriteItems:
-// four. Only re-parenting a comment that has replies walks the new parent's ancestors, one GetItem each.
+// the store (400). The body is decoded first, though, so that the new parent and the target object's
+// counter it names are read with the caller's session and the comment: two round trips, that read and
+// one TransactWriteItems. A PATCH that moves the comment without naming both content_type and object_id
+// reads the target's counter once the comment is known (three), and only re-parenting a comment that
+// has replies walks the new parent's ancestors, one GetItem each.
 func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
-	caller, err := h.auth.Authenticate(r)
+	id, idErr := httpapi.PathID(r)
+	change, bodyErr := readChange(r, put)
+	q := domain.CommentReads{CommentID: id}
+	if bodyErr == nil {
+		q.ParentID = domain.Deref(change.parent.value)
+		if change.contentType != nil && change.objectID != nil {
+			q.Object = &domain.CommentObject{ContentType: *change.contentType, ObjectID: *change.objectID}
+		}
+	}
+	caller, read, err := h.authenticate(r, q, idErr)
 	if err != nil {
 		return err
 	}
-	id, err := httpapi.PathID(r)
-	if err != nil {
-		return err
-	}
-	var change *commentChange
+	old, pre := read.Comment, &prefetched{parentID: q.ParentID, parent: read.Parent, object: q.Object, count: read.Count}
 	var saved domain.Comment
 	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
 		if n > 1 {
 			httpapi.Logger(r.Context()).Info("comment save lost a race; retrying", "comment_id", id, "attempt", n)
+			fresh, err := h.store.Comment(r.Context(), id)
+			if err != nil {
+				return err
+			}
+			old, pre = &fresh, nil
 		}
-		saved, err = h.saveOnce(r, caller, id, put, &change)
-		return err
+		if old == nil {
+			return domain.NotFound()
+		}
+		if !canWrite(caller, *old) {
+			if canRead(caller, old.OrganizationID) {
+				return domain.Forbidden()
+			}
+			return domain.NotFound()
+		}
+		if bodyErr != nil {
+			return bodyErr
+		}
+		next := change.apply(*old, h.now())
+		update, err := h.check(r.Context(), *old, next, change.parent.sent, pre)
+		if err != nil {
+			return err
+		}
+		saved = next
+		return h.store.UpdateComment(r.Context(), update)
 	})
 	if err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, writeShape(saved))
 	return nil
-}
-
-// saveOnce is one attempt: read the comment, check who may write it, read the body (first attempt
-// only), check the rules and write. ECONFLICT means another save got in between.
-func (h *handler) saveOnce(r *http.Request, caller domain.User, id string, put bool, change **commentChange) (domain.Comment, error) {
-	old, err := h.store.Comment(r.Context(), id)
-	if err != nil {
-		return domain.Comment{}, err
-	}
-	if !canWrite(caller, old) {
-		if canRead(caller, old.OrganizationID) {
-			return domain.Comment{}, domain.Forbidden()
-		}
-		return domain.Comment{}, domain.NotFound()
-	}
-	if *change == nil {
-		if *change, err = readChange(r, put); err != nil {
-			return domain.Comment{}, err
-		}
-	}
-	next := (*change).apply(old, h.now())
-	update, err := h.check(r, old, next, (*change).parent.sent)
-	if err != nil {
-		return domain.Comment{}, err
-	}
-	return next, h.store.UpdateComment(r.Context(), update)
 }
 
 // optional is a body field that may be absent, null or a value.

@@ -2,7 +2,6 @@ package invitations_test
 
 import (
 	"fmt"
-	"runtime"
 	"slices"
 	"sync"
 	"testing"
@@ -12,23 +11,6 @@ import (
 )
 
 const pairs = 50
-
-// goroutineTB lets testkit.Do run on goroutines of a test: a failed assertion is reported with Errorf
-// (safe from any goroutine) and ends only the goroutine, where Fatalf would end the test from the
-// wrong goroutine.
-type goroutineTB struct{ testing.TB }
-
-func (g goroutineTB) Fatalf(format string, args ...any) {
-	g.TB.Helper()
-	g.TB.Errorf(format, args...)
-	runtime.Goexit()
-}
-
-func (g goroutineTB) Fatal(args ...any) {
-	g.TB.Helper()
-	g.TB.Error(args...)
-	runtime.Goexit()
-}
 
 // race sends every body of every pair at once (released together) and returns the responses,
 // responses[i][j] answering bodies[i][j].
@@ -44,7 +26,7 @@ func (w *world) race(t *testing.T, ids []string, bodies [][2]string) [][2]testki
 			go func() {
 				defer wg.Done()
 				<-start
-				out[i][j] = testkit.Do(goroutineTB{t}, w.gw, testkit.Request{
+				out[i][j] = testkit.Do(testkit.InGoroutine(t), w.gw, testkit.Request{
 					Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: tok, Body: bodies[i][j],
 				})
 			}()

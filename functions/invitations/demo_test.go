@@ -2,8 +2,6 @@ package invitations_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"testing"
@@ -32,7 +30,7 @@ func TestDemoInvitations(t *testing.T) {
 	if _, err := fixture.Load(context.Background(), db.Store, file, now, ttl); err != nil {
 		t.Fatal(err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	clock := func() time.Time { return now }
 	gw := testkit.Gateway(t, map[string]http.Handler{
 		"InvitationsFunction": invitations.New(db.Store, log, ttl, clock),

@@ -3,8 +3,6 @@ package invitations_test
 import (
 	"bytes"
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"sort"
 	"sync"
@@ -48,7 +46,7 @@ func newWorld(t *testing.T) *world {
 	t.Helper()
 	db := testkit.NewDB(t)
 	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), tokens: map[string]string{}, versions: map[string]int64{}}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	clock := func() time.Time { return w.now }
 	w.gw = testkit.Gateway(t, map[string]http.Handler{
 		"InvitationsFunction": invitations.New(db.Store, log, ttl, clock),

@@ -27,7 +27,7 @@ type handler struct {
 func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Duration, now func() time.Time) *httpapi.Router {
 	h := &handler{
 		store:         store,
-		auth:          &httpapi.Authenticator{Tokens: store, Now: now},
+		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
 		invitationTTL: invitationTTL,
 		now:           now,
 	}

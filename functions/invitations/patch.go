@@ -16,16 +16,12 @@ import (
 // gets 503 and Retry-After.
 const maxAttempts = 5
 
-// patch serves PATCH: authentication, then per attempt the invitation, one read of what the change
-// refers to and one conditional write. When the write loses a race the whole change is re-applied to the
-// invitation as it now is, so concurrent PATCHes of different fields both land and a status change that
-// lost answers the 400 of the state the winner left.
+// patch serves PATCH: per attempt the caller's session with the invitation (the session is checked on
+// the first), one read of what the change refers to and one conditional write. When the write loses a
+// race the whole change is re-applied to the invitation as it now is, so concurrent PATCHes of different fields both
+// land and a status change that lost answers the 400 of the state the winner left.
 func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
-	caller, err := h.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpapi.PathID(r)
+	caller, inv, err := h.authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -33,9 +29,18 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 	var c change
 	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
 		if n > 1 {
-			httpapi.Logger(r.Context()).Info("invitation changed concurrently, re-applying", "invitation_id", id, "attempt", n)
+			httpapi.Logger(r.Context()).Info("invitation changed concurrently, re-applying", "invitation_id", inv.ID, "attempt", n)
+			// Read as the first time (with the session, already checked: a bearer token that
+			// authenticated parses again), so that every attempt costs the same calls.
+			ref, err := httpapi.Bearer(r)
+			if err != nil {
+				return err
+			}
+			if _, inv, err = h.store.SessionAndInvitation(r.Context(), ref, inv.ID); err != nil {
+				return err
+			}
 		}
-		c, err = h.patchOnce(r, caller, id, &req)
+		c, err = h.patchOnce(r, caller, inv, &req)
 		return err
 	})
 	if err != nil {
@@ -49,15 +54,14 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// patchOnce is one attempt: the invitation, who may change it, the body (read on the first attempt
-// only: a retry re-applies what was read), the plan and the conditional write. ECONFLICT means another
-// save got in between.
-func (h *handler) patchOnce(r *http.Request, caller domain.User, id string, req **patchRequest) (change, error) {
-	inv, err := h.store.Invitation(r.Context(), id)
-	if err != nil {
-		return change{}, err
+// patchOnce is one attempt on the invitation as read (nil: there is none): who may change it, the body
+// (read on the first attempt only: a retry re-applies what was read), the plan and the conditional
+// write. ECONFLICT means another save got in between.
+func (h *handler) patchOnce(r *http.Request, caller domain.User, inv *domain.Invitation, req **patchRequest) (change, error) {
+	if inv == nil {
+		return change{}, domain.NotFound()
 	}
-	may := rightsOn(caller, inv)
+	may := rightsOn(caller, *inv)
 	if !may.change && !may.invitee {
 		if may.read {
 			return change{}, domain.Forbidden()
@@ -76,7 +80,7 @@ func (h *handler) patchOnce(r *http.Request, caller domain.User, id string, req 
 	if !may.change && !(*req).onlyAnswers() {
 		return change{}, domain.Forbidden()
 	}
-	c, err := h.plan(r.Context(), caller, inv, *req, h.clock())
+	c, err := h.plan(r.Context(), caller, *inv, *req, h.clock())
 	if err != nil {
 		return change{}, err
 	}

@@ -2,8 +2,6 @@ package invitations_test
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"net/http"
 	"sync"
 	"testing"
@@ -47,7 +45,7 @@ func (s *competingStore) SaveInvitation(ctx context.Context, inv domain.Invitati
 func (w *world) competingGateway(t *testing.T, times int, edit func(*domain.Invitation)) http.Handler {
 	t.Helper()
 	store := &competingStore{Store: w.db.Store, edit: edit, times: times}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	return testkit.Gateway(t, map[string]http.Handler{
 		"InvitationsFunction": invitations.New(store, log, ttl, func() time.Time { return w.now }),
 	})

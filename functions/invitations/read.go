@@ -45,22 +45,14 @@ type portfolioRef struct {
 	Name string `json:"name"`
 }
 
-// read serves GET: authentication, the invitation, then everything it refers to in one call.
+// read serves GET: the caller's session with the invitation, then everything it refers to in one call.
 func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
-	caller, err := h.auth.Authenticate(r)
-	if err != nil {
-		return err
-	}
-	id, err := httpapi.PathID(r)
-	if err != nil {
-		return err
-	}
-	inv, err := h.store.Invitation(r.Context(), id)
+	caller, inv, err := h.authenticate(r)
 	if err != nil {
 		return err
 	}
 	// Those who may not read it learn nothing, not even that it exists.
-	if !rightsOn(caller, inv).read {
+	if inv == nil || !rightsOn(caller, *inv).read {
 		return domain.NotFound()
 	}
 	refs, err := h.store.InvitationRefs(r.Context(), domain.InvitationRefsQuery{
@@ -72,12 +64,33 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := newInvitationResponse(inv, refs, h.clock())
+	resp, err := newInvitationResponse(*inv, refs, h.clock())
 	if err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusOK, resp)
 	return nil
+}
+
+// authenticate reads the caller's session and the invitation of the path in one call, and decides
+// authentication first (SPEC §2: 401 before 404). The invitation is nil when the path names none.
+func (h *handler) authenticate(r *http.Request) (domain.User, *domain.Invitation, error) {
+	ref, err := httpapi.Bearer(r)
+	if err != nil {
+		return domain.User{}, nil, err
+	}
+	id, err := httpapi.PathID(r)
+	if err != nil {
+		// Not an id: nothing to read with the session.
+		caller, err := h.auth.Authenticate(r)
+		return caller, nil, err
+	}
+	session, inv, err := h.store.SessionAndInvitation(r.Context(), ref, id)
+	if err != nil {
+		return domain.User{}, nil, err
+	}
+	caller, err := h.auth.Check(session)
+	return caller, inv, err
 }
 
 // newInvitationResponse renders inv with what it refers to. A missing organization or inviter breaks an

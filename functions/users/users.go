@@ -33,7 +33,7 @@ type handler struct {
 
 // New returns the users function's HTTP handler.
 func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Tokens: users, Now: now}, now: now}
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, now: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodPost, UsersPath, h.create)
 	return rt

@@ -3,8 +3,6 @@ package users_test
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"strings"
 	"sync"
@@ -26,7 +24,7 @@ type fixture struct {
 func setup(t *testing.T) fixture {
 	t.Helper()
 	db := testkit.NewDB(t)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	gw := testkit.Gateway(t, map[string]http.Handler{
 		"UsersFunction": users.New(db.Store, log, time.Now),
 		"AuthFunction":  auth.New(db.Store, log, time.Hour, time.Now),
@@ -153,7 +151,7 @@ func TestCreateValidation(t *testing.T) {
 	}
 	t.Run("nothing was written", func(t *testing.T) {
 		for _, email := range []string{"new1@example.com", "new2@example.com", "new3@example.com", "x3@example.com"} {
-			if _, err := f.db.Store.UserByEmail(context.Background(), email); domain.ErrorCode(err) != domain.ENOTFOUND {
+			if _, err := f.db.UserByEmail(t, email); domain.ErrorCode(err) != domain.ENOTFOUND {
 				t.Fatalf("%s exists after a refused create (err %v)", email, err)
 			}
 		}

@@ -2,8 +2,6 @@ package consistency_test
 
 import (
 	"encoding/json"
-	"io"
-	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
@@ -108,7 +106,7 @@ func demoAPI(t *testing.T) (http.Handler, map[string]string) {
 	t.Helper()
 	db := testkit.NewDB(t)
 	loadDemo(t, db)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	handlers := map[string]http.Handler{}
 	for id, h := range stack.Handlers(db.Store, log, config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h

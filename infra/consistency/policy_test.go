@@ -1,11 +1,8 @@
 package consistency_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
-	"io"
-	"log/slog"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -33,7 +30,7 @@ type permission struct{ action, resource string }
 func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	db := testkit.NewDB(t)
 	loadDemo(t, db)
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	log := testkit.Log(t)
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}
 	calls := map[string]*testkit.Calls{}
@@ -94,7 +91,9 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 }
 
 // required lists the permissions one DynamoDB call needs: its own action, and for a transaction the
-// action of each item in it.
+// action of each item in it only. There is no dynamodb:TransactWriteItems IAM action: AWS authorizes
+// a transaction item by item, by PutItem, UpdateItem, DeleteItem and ConditionCheckItem ("Using IAM
+// with DynamoDB transactions" in the DynamoDB developer guide); cfn-lint refuses the name (W3037).
 func required(input any) []permission {
 	table := func(a string) permission { return permission{"dynamodb:" + a, "table"} }
 	switch in := input.(type) {
@@ -114,7 +113,7 @@ func required(input any) []permission {
 		}
 		return []permission{table("Query")}
 	case *dynamodb.TransactWriteItemsInput:
-		out := []permission{table("TransactWriteItems")}
+		var out []permission
 		for _, item := range in.TransactItems {
 			switch {
 			case item.Put != nil:
@@ -125,6 +124,9 @@ func required(input any) []permission {
 				out = append(out, table("DeleteItem"))
 			case item.ConditionCheck != nil:
 				out = append(out, table("ConditionCheckItem"))
+			default:
+				// An item of a kind this list does not know: fail until it is added here.
+				out = append(out, permission{"unlisted transaction item", "table"})
 			}
 		}
 		return out
@@ -217,7 +219,7 @@ func loadDemo(t *testing.T, db *testkit.DB) {
 
 func tokenOf(t *testing.T, db *testkit.DB, email string) string {
 	t.Helper()
-	u, err := db.Store.UserByEmail(context.Background(), email)
+	u, err := db.UserByEmail(t, email)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,8 +1,6 @@
 package consistency_test
 
 import (
-	"io"
-	"log/slog"
 	"sort"
 	"strings"
 	"testing"
@@ -12,6 +10,7 @@ import (
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
+	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // normal drops the trailing slash: API Gateway routes both forms to one resource, and so do our routers.
@@ -37,7 +36,7 @@ func TestRoutesAgree(t *testing.T) {
 	for _, op := range ops {
 		declared[op.Method+" "+op.Path] = true
 	}
-	handlers := stack.Handlers(nil, slog.New(slog.NewTextHandler(io.Discard, nil)), config.Config{}, time.Now)
+	handlers := stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
 
 	templatePaths := map[string]string{} // normalised path → function
 	for _, r := range routes {

@@ -8,10 +8,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/httpapi"
 	"gopkg.in/yaml.v3"
 )
 
@@ -187,5 +189,51 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 		!strings.Contains(string(makefile), "-tags lambda.norpc -ldflags='-s -w'") ||
 		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {
 		t.Error("the Makefile's build_function does not build a static arm64 bootstrap into ARTIFACTS_DIR")
+	}
+}
+
+// TestTimeLimitsNest holds SPEC §9's time limits together: the DynamoDB client's attempts fit in the
+// request's budget, the budget answers within 3 s, and the Lambda timeout lies between the budget and
+// API Gateway's 29 s, so that a store fault is answered by the function (503) and never by a timeout.
+func TestTimeLimitsNest(t *testing.T) {
+	var tpl struct {
+		Globals struct {
+			Function struct {
+				Timeout int `yaml:"Timeout"`
+			} `yaml:"Function"`
+		} `yaml:"Globals"`
+		Parameters map[string]struct {
+			Default string `yaml:"Default"`
+		} `yaml:"Parameters"`
+	}
+	path, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := yaml.Unmarshal(raw, &tpl); err != nil {
+		t.Fatal(err)
+	}
+	budget, timeout := httpapi.RequestBudget, time.Duration(tpl.Globals.Function.Timeout)*time.Second
+	if budget >= 3*time.Second {
+		t.Errorf("RequestBudget %v: a store fault must be answered within 3 s", budget)
+	}
+	if 2*dynamo.AttemptTimeout >= budget {
+		t.Errorf("AttemptTimeout %v leaves no room for a retry within RequestBudget %v", dynamo.AttemptTimeout, budget)
+	}
+	if timeout <= budget+time.Second || timeout >= 29*time.Second {
+		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout, budget)
+	}
+	for name, want := range map[string]string{"ThrottlingRateLimit": "100", "ThrottlingBurstLimit": "200"} {
+		if got := tpl.Parameters[name].Default; got != want {
+			t.Errorf("parameter %s defaults to %q, want %s (SPEC §9)", name, got, want)
+		}
+	}
+	if !strings.Contains(string(raw), "ThrottlingRateLimit: !Ref ThrottlingRateLimit") ||
+		!strings.Contains(string(raw), "ThrottlingBurstLimit: !Ref ThrottlingBurstLimit") {
+		t.Error("the API stage's MethodSettings do not use the throttling parameters")
 	}
 }

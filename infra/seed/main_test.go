@@ -11,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
-	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
@@ -56,7 +55,7 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			var out bytes.Buffer
-			err := run(ctx, tt.path, &out)
+			err := run(ctx, tt.path, targetLocal, &out)
 			if tt.wantErr != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.wantErr) {
 					t.Fatalf("run = %v, want an error saying %q", err, tt.wantErr)
@@ -77,10 +76,10 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 		})
 	}
 	store := dynamo.New(client, table)
-	if u, err := store.UserByEmail(ctx, "seed@example.com"); err != nil || u.PasswordHash != "pbkdf2_sha256$1$s$x" {
-		t.Errorf("loaded user: %+v, %v", u, err)
+	if s, err := store.LoginState(ctx, "seed@example.com", ""); err != nil || s.Account == nil || s.Account.PasswordHash != "pbkdf2_sha256$1$s$x" {
+		t.Errorf("loaded user: %+v, %v", s.Account, err)
 	}
-	if _, err := store.UserByEmail(ctx, "refused@example.com"); domain.ErrorCode(err) != domain.ENOTFOUND {
-		t.Errorf("the refused file's user: %v, want ENOTFOUND", err)
+	if s, err := store.LoginState(ctx, "refused@example.com", ""); err != nil || s.Account != nil {
+		t.Errorf("the refused file's user: %+v, %v; want none", s.Account, err)
 	}
 }

@@ -48,15 +48,31 @@ type CommentUpdate struct {
 	Ancestors []Comment
 }
 
-// CommentStore is what the comments function needs from storage. Authentication is part of it because
-// every comment operation authenticates first.
-type CommentStore interface {
-	// TokenUser reads a token and its user in one call (see UserStore.TokenUser).
-	TokenUser(ctx context.Context, userID, tokenHash string) (User, Token, error)
+// CommentReads names what a comment request reads in its first round trip, together with the caller's
+// session: the comment its path names, a parent its body names, an object's counter.
+type CommentReads struct {
+	CommentID string         // "" for none
+	ParentID  string         // "" for none
+	Object    *CommentObject // the object whose counter is wanted; nil for none
+	Tag       *string        // with Object: the counter of this tag instead (its owner is still the object's)
+}
 
-	// CommentCount reads an object's counter (with tag: the counter of that tag) and its owner in one
-	// call. An object without comments has count 0 and no owner; that is not an error.
-	CommentCount(ctx context.Context, object CommentObject, tag *string) (CommentCount, error)
+// CommentRead is what CommentReads found; what does not exist is nil or zero.
+type CommentRead struct {
+	Session Session
+	Comment *Comment
+	Parent  *Comment
+	Count   CommentCount
+}
+
+// CommentStore is what the comments function needs from storage.
+type CommentStore interface {
+	// Session reads a token and its user in one call, for a request that has nothing else to read first.
+	Session(ctx context.Context, ref TokenRef) (Session, error)
+	// ReadComments reads the session of ref and everything q names in one call, so that
+	// authentication is never a round trip of its own. Comments are read strongly consistent.
+	ReadComments(ctx context.Context, ref TokenRef, q CommentReads) (CommentRead, error)
+
 	// CommentIndex reads the first q.Limit entries of an object's comment index in q's order. It reads
 	// index entries only, never the comments themselves.
 	CommentIndex(ctx context.Context, q CommentIndexQuery) ([]CommentRef, error)

@@ -6,8 +6,10 @@ package domain
 import (
 	"errors"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // Code classifies an Error. The HTTP layer maps each code to one status in one place (httpapi.WriteError).
@@ -23,6 +25,7 @@ const (
 	ETOOLARGE        Code = "too_large"       // a body over the limit
 	ECONFLICT        Code = "conflict"        // a conditional write lost a race; the caller may retry
 	EUNAVAILABLE     Code = "unavailable"     // the store is throttled or unreachable after retries
+	ETHROTTLED       Code = "throttled"       // the client sent too many requests (login failures)
 	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client
 )
 
@@ -30,13 +33,14 @@ const (
 const NonFieldErrors = "non_field_errors"
 
 // Error is the one error type of the service. Detail is the client-facing message of {"detail": ...}
-// bodies; Fields holds DRF field errors ({"field": ["message", ...]}). Internal causes are wrapped in Err
-// and never reach a client.
+// bodies; Fields holds DRF field errors ({"field": ["message", ...]}). RetryAfter, for ETHROTTLED, is
+// when the client may try again. Internal causes are wrapped in Err and never reach a client.
 type Error struct {
-	Code   Code
-	Detail string
-	Fields map[string][]string
-	Err    error
+	Code       Code
+	Detail     string
+	Fields     map[string][]string
+	RetryAfter time.Duration
+	Err        error
 }
 
 func (e *Error) Error() string {
@@ -116,3 +120,18 @@ func NotFound() *Error { return Errorf(ENOTFOUND, MsgNotFound) }
 
 // Forbidden is DRF's permission-denied 403.
 func Forbidden() *Error { return Errorf(EFORBIDDEN, MsgPermission) }
+
+// Throttled is DRF's 429 for a client that must wait: Throttled.wait is the wait rounded up to whole
+// seconds (math.ceil), with DRF's singular for one second.
+func Throttled(wait time.Duration) *Error {
+	secs := int(math.Ceil(wait.Seconds()))
+	unit := "seconds"
+	if secs == 1 {
+		unit = "second"
+	}
+	return &Error{
+		Code:       ETHROTTLED,
+		Detail:     fmt.Sprintf("Request was throttled. Expected available in %d %s.", secs, unit),
+		RetryAfter: time.Duration(secs) * time.Second,
+	}
+}

@@ -3,15 +3,15 @@ package domain
 import "context"
 
 // InvitationStore is what the invitations function needs from storage. Its reads are shaped so that a
-// GET costs three sequential calls (authentication, the invitation, everything it refers to) and a
-// PATCH four (the same three, then one atomic write).
+// GET costs two sequential calls (the session with the invitation, everything it refers to) and a
+// PATCH three (the same two, then one atomic write).
 type InvitationStore interface {
-	// TokenUser reads a token and its user in one call, for authentication. Returns ENOTFOUND when either
-	// is missing or the token belongs to another user.
-	TokenUser(ctx context.Context, userID, tokenHash string) (User, Token, error)
-	// Invitation reads one invitation, strongly consistent, so that its Version is the one a following
-	// SaveInvitation is conditioned on. Returns ENOTFOUND when it does not exist.
-	Invitation(ctx context.Context, id string) (Invitation, error)
+	// Session reads a token and its user in one call, for a request that has nothing else to read first.
+	Session(ctx context.Context, ref TokenRef) (Session, error)
+	// SessionAndInvitation reads the session of ref and the invitation in one call (nil when it does not
+	// exist), so that authentication is never a round trip of its own. Strongly consistent, so that the
+	// invitation's Version is the one a following SaveInvitation is conditioned on.
+	SessionAndInvitation(ctx context.Context, ref TokenRef, id string) (Session, *Invitation, error)
 	// InvitationRefs reads, in one call, everything q names. What does not exist is simply absent from
 	// the result: callers decide whether a missing reference is a client error or a fault.
 	InvitationRefs(ctx context.Context, q InvitationRefsQuery) (InvitationRefs, error)

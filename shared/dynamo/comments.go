@@ -27,26 +27,32 @@ var zeroTime time.Time
 // CommentCount reads the object's COUNT item (count and owner) and, with a tag, its COUNT#TAG item too:
 // only the COUNT item names the owner, so a tag filter reads both, in one BatchGetItem.
 func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject, tag *string) (domain.CommentCount, error) {
-	ck := objectCountKey(object.ContentType, object.ObjectID)
-	if tag == nil {
-		item, _, err := s.getItem(ctx, "get comment count", ck)
-		if err != nil {
-			return domain.CommentCount{}, err
-		}
-		c, err := decodeCount(item)
-		return domain.CommentCount{N: c.Count, OrganizationID: c.OrgID}, err
-	}
-	tk := objectTagCountKey(object.ContentType, object.ObjectID, *tag)
-	items, err := s.batchGet(ctx, "get comment counts", []key{ck, tk})
+	keys := countKeys(object, tag)
+	items, err := s.batchGet(ctx, "get comment counts", keys)
 	if err != nil {
 		return domain.CommentCount{}, err
 	}
-	owner, err := decodeCount(items[ck])
+	return decodeCounts(items, keys)
+}
+
+// countKeys are the counters an object's count needs: its own (count and owner) and, with a tag, the
+// tag's (the count).
+func countKeys(object domain.CommentObject, tag *string) []key {
+	keys := []key{objectCountKey(object.ContentType, object.ObjectID)}
+	if tag != nil {
+		keys = append(keys, objectTagCountKey(object.ContentType, object.ObjectID, *tag))
+	}
+	return keys
+}
+
+// decodeCounts makes the count out of a batch that read keys (countKeys).
+func decodeCounts(items map[key]map[string]types.AttributeValue, keys []key) (domain.CommentCount, error) {
+	owner, err := decodeCount(items[keys[0]])
 	if err != nil {
 		return domain.CommentCount{}, err
 	}
-	tagged, err := decodeCount(items[tk])
-	return domain.CommentCount{N: tagged.Count, OrganizationID: owner.OrgID}, err
+	counted, err := decodeCount(items[keys[len(keys)-1]])
+	return domain.CommentCount{N: counted.Count, OrganizationID: owner.OrgID}, err
 }
 
 // decodeCount reads a counter; a missing one (nil) counts zero and has no owner.

@@ -128,16 +128,16 @@ func TestPutFixtureUserKeepsTheEmailClaimInStep(t *testing.T) {
 				if domain.ErrorCode(err) != tt.wantCode {
 					t.Fatalf("err = %v, want %s", err, tt.wantCode)
 				}
-				if got, err := db.Store.UserByEmail(ctx, "taken@example.com"); err != nil || got.ID != other.ID {
+				if got, err := db.UserByEmail(t, "taken@example.com"); err != nil || got.ID != other.ID {
 					t.Fatalf("taken@ now finds %v, %v; want the other user", got.ID, err)
 				}
-				if got, err := db.Store.UserByEmail(ctx, u.Email); err != nil || got.Email != u.Email || got.FirstName == nil {
+				if got, err := db.UserByEmail(t, u.Email); err != nil || got.Email != u.Email || got.FirstName == nil {
 					t.Fatalf("the refused write changed the user: %+v, %v", got, err)
 				}
 				return
 			}
 			fxMust(t, err)
-			got, err := db.Store.UserByEmail(ctx, next.Email)
+			got, err := db.UserByEmail(t, next.Email)
 			fxMust(t, err)
 			want := next
 			want.DateJoined, want.CreatedAt = fxNow, fxNow
@@ -145,7 +145,7 @@ func TestPutFixtureUserKeepsTheEmailClaimInStep(t *testing.T) {
 			if !reflect.DeepEqual(got, want) {
 				t.Fatalf("user:\n got %+v\nwant %+v", got, want)
 			}
-			if _, err := db.Store.UserByEmail(ctx, u.Email); tt.oldGone && domain.ErrorCode(err) != domain.ENOTFOUND {
+			if _, err := db.UserByEmail(t, u.Email); tt.oldGone && domain.ErrorCode(err) != domain.ENOTFOUND {
 				t.Fatalf("old email %s: %v, want ENOTFOUND", u.Email, err)
 			}
 		})

@@ -42,7 +42,7 @@ func (s *Store) PutFixtureUser(ctx context.Context, u domain.User, previousEmail
 		update.ExpressionAttributeValues[":previous_email"] = &types.AttributeValueMemberS{Value: previousEmail}
 	}
 	ek := emailKey(u.Email)
-	claim, err := attributevalue.MarshalMap(emailItem{PK: ek.PK, SK: ek.SK, UserID: u.ID})
+	claim, err := attributevalue.MarshalMap(toEmailItem(u))
 	if err != nil {
 		return fail("encode email claim", err)
 	}

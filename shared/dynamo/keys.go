@@ -19,9 +19,15 @@ func (k key) av() map[string]types.AttributeValue {
 	}
 }
 
-func userKey(id string) key              { return key{"USER#" + id, "PROFILE"} }
-func emailKey(email string) key          { return key{"EMAIL#" + domain.EmailKey(email), "EMAIL"} }
-func tokenKey(hash string) key           { return key{"TOKEN#" + hash, "TOKEN"} }
+func userKey(id string) key     { return key{"USER#" + id, "PROFILE"} }
+func emailKey(email string) key { return key{"EMAIL#" + domain.EmailKey(email), "EMAIL"} }
+func tokenKey(hash string) key  { return key{"TOKEN#" + hash, "TOKEN"} }
+
+// Failed-login windows (SPEC §9) of an email and of a source address.
+func loginFailureEmailKey(email string) key {
+	return key{"LOGINFAIL#EMAIL#" + domain.EmailKey(email), "WINDOW"}
+}
+func loginFailureIPKey(ip string) key    { return key{"LOGINFAIL#IP#" + ip, "WINDOW"} }
 func orgKey(id string) key               { return key{"ORG#" + id, "ORG"} }
 func memberKey(orgID, userID string) key { return key{"ORG#" + orgID, "MEMBER#" + userID} }
 func portfolioKey(orgID, id string) key  { return key{"ORG#" + orgID, "PORTFOLIO#" + id} }

@@ -7,17 +7,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -32,65 +28,6 @@ var _ domain.UserStore = (*Store)(nil)
 // New returns a store over table, using db for every call.
 func New(db *dynamodb.Client, table string) *Store {
 	return &Store{db: db, table: table}
-}
-
-// NewClient builds the DynamoDB client once per process (Lambda cold start). With endpoint set (DynamoDB
-// Local) it uses fixed dummy credentials and a default region, so no AWS set-up is needed locally.
-func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
-	var loadOpts []func(*awsconfig.LoadOptions) error
-	if endpoint != "" {
-		loadOpts = append(loadOpts,
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
-			awsconfig.WithDefaultRegion("us-east-1"))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("load AWS config: %w", err)
-	}
-	opts := optFns
-	if endpoint != "" {
-		opts = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
-			o.BaseEndpoint = aws.String(endpoint)
-			// DynamoDB Local's CRC32 header does not match its bodies of cancelled transactions, which
-			// makes the SDK warn on every one; AWS's does, so validation stays on there.
-			o.DisableValidateResponseChecksum = true
-		}}, optFns...)
-	}
-	return dynamodb.NewFromConfig(cfg, opts...), nil
-}
-
-// fail wraps err with the failing step. Throttling and unreachable-store errors (after the SDK's own
-// retries) become EUNAVAILABLE, which the API answers with 503 and Retry-After; the rest stay internal.
-func fail(step string, err error) error {
-	if err == nil {
-		return nil
-	}
-	var de *domain.Error
-	if errors.As(err, &de) {
-		return err
-	}
-	wrapped := fmt.Errorf("%s: %w", step, err)
-	if unavailable(err) {
-		return &domain.Error{Code: domain.EUNAVAILABLE, Err: wrapped}
-	}
-	return wrapped
-}
-
-func unavailable(err error) bool {
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) {
-		switch apiErr.ErrorCode() {
-		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
-			"InternalServerError", "ServiceUnavailable", "LimitExceededException":
-			return true
-		}
-	}
-	var netErr net.Error
-	if errors.As(err, &netErr) {
-		return true
-	}
-	var opErr *net.OpError
-	return errors.As(err, &opErr) || errors.Is(err, context.DeadlineExceeded)
 }
 
 // getItem reads one item with a strongly consistent read; found is false when it does not exist.

@@ -35,11 +35,20 @@ type membershipAttr struct {
 	Role     int    `dynamodbav:"role"`
 }
 
-// emailItem claims an email: EMAIL#<lower-cased email> / EMAIL → the user id.
+// emailItem claims an email: EMAIL#<lower-cased email> / EMAIL → the user id. It also carries a copy
+// of the user's credentials (password hash, active flag), written in the same transaction as the user
+// whenever they change, so that login decides with the one read that finds the email.
 type emailItem struct {
-	PK     string `dynamodbav:"PK"`
-	SK     string `dynamodbav:"SK"`
-	UserID string `dynamodbav:"user_id"`
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	UserID       string `dynamodbav:"user_id"`
+	PasswordHash string `dynamodbav:"password_hash"`
+	IsActive     bool   `dynamodbav:"is_active"`
+}
+
+func toEmailItem(u domain.User) emailItem {
+	k := emailKey(u.Email)
+	return emailItem{PK: k.PK, SK: k.SK, UserID: u.ID, PasswordHash: u.PasswordHash, IsActive: u.IsActive}
 }
 
 type tokenItem struct {
@@ -105,8 +114,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	if err != nil {
 		return fail("encode user", err)
 	}
-	ek := emailKey(u.Email)
-	claim, err := attributevalue.MarshalMap(emailItem{PK: ek.PK, SK: ek.SK, UserID: u.ID})
+	claim, err := attributevalue.MarshalMap(toEmailItem(u))
 	if err != nil {
 		return fail("encode email claim", err)
 	}
@@ -118,30 +126,6 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 		return domain.FieldError("email", "user with this email already exists.")
 	}
 	return err
-}
-
-// noUserID names no user: UserByEmail reads it when the email is unknown.
-const noUserID = "00000000-0000-0000-0000-000000000000"
-
-// UserByEmail reads the email claim, then the user. Returns ENOTFOUND when there is no such user. An
-// unknown email still costs the second read (of a user that never exists), so that login takes as long
-// for an unknown email as for a known one: response times must not tell which emails have accounts.
-func (s *Store) UserByEmail(ctx context.Context, email string) (domain.User, error) {
-	item, ok, err := s.getItem(ctx, "get email claim", emailKey(email))
-	if err != nil {
-		return domain.User{}, err
-	}
-	if !ok {
-		if _, _, err := s.getItem(ctx, "get no user", userKey(noUserID)); err != nil {
-			return domain.User{}, err
-		}
-		return domain.User{}, domain.NotFound()
-	}
-	var claim emailItem
-	if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-		return domain.User{}, fail("decode email claim", err)
-	}
-	return s.User(ctx, claim.UserID)
 }
 
 // User reads one user. Returns ENOTFOUND when it does not exist.
@@ -156,37 +140,48 @@ func (s *Store) User(ctx context.Context, id string) (domain.User, error) {
 	return decodeUser(item)
 }
 
-// TokenUser reads the token and its user in one BatchGetItem. Returns ENOTFOUND when either is missing
-// or they do not belong together.
-func (s *Store) TokenUser(ctx context.Context, userID, tokenHash string) (domain.User, domain.Token, error) {
-	uk, tk := userKey(userID), tokenKey(tokenHash)
-	items, err := s.batchGet(ctx, "get token and user", []key{uk, tk})
+// Session reads the token and its user in one BatchGetItem.
+func (s *Store) Session(ctx context.Context, ref domain.TokenRef) (domain.Session, error) {
+	items, err := s.batchGet(ctx, "read session", sessionKeys(ref))
 	if err != nil {
-		return domain.User{}, domain.Token{}, err
+		return domain.Session{}, err
 	}
+	return decodeSession(items, ref)
+}
+
+// sessionKeys are the items of a session, to be read in the same BatchGetItem as a request's first data.
+func sessionKeys(ref domain.TokenRef) []key { return []key{userKey(ref.UserID), tokenKey(ref.Hash)} }
+
+// decodeSession makes the session of ref out of a batch that read sessionKeys(ref).
+func decodeSession(items map[key]map[string]types.AttributeValue, ref domain.TokenRef) (domain.Session, error) {
+	uk, tk := userKey(ref.UserID), tokenKey(ref.Hash)
 	if items[uk] == nil || items[tk] == nil {
-		return domain.User{}, domain.Token{}, domain.NotFound()
+		return domain.Session{}, nil
 	}
 	var ti tokenItem
 	if err := attributevalue.UnmarshalMap(items[tk], &ti); err != nil {
-		return domain.User{}, domain.Token{}, fail("decode token", err)
+		return domain.Session{}, fail("decode token", err)
 	}
-	if ti.UserID != userID {
-		return domain.User{}, domain.Token{}, domain.NotFound()
+	if ti.UserID != ref.UserID {
+		return domain.Session{}, nil
 	}
-	t := domain.Token{Hash: tokenHash, UserID: ti.UserID}
+	t := domain.Token{Hash: ref.Hash, UserID: ti.UserID}
+	var err error
 	if t.CreatedAt, err = domain.ParseTime(ti.CreatedAt); err != nil {
-		return domain.User{}, domain.Token{}, fail("decode token created_at", err)
+		return domain.Session{}, fail("decode token created_at", err)
 	}
 	if t.ExpiresAt, err = domain.ParseTime(ti.ExpiresAt); err != nil {
-		return domain.User{}, domain.Token{}, fail("decode token expires_at", err)
+		return domain.Session{}, fail("decode token expires_at", err)
 	}
 	u, err := decodeUser(items[uk])
-	return u, t, err
+	if err != nil {
+		return domain.Session{}, err
+	}
+	return domain.Session{User: u, Token: t, Found: true}, nil
 }
 
-// RecordLogin stores the new token and the user's last_login (and an upgraded password hash) in one
-// transaction. The user must still exist.
+// RecordLogin stores the new token and the user's last_login (and an upgraded password hash, on the user
+// and on its email claim) in one transaction. Returns ENOTFOUND when the user no longer exists.
 func (s *Store) RecordLogin(ctx context.Context, u domain.User, t domain.Token, newPasswordHash string) error {
 	tk := tokenKey(t.Hash)
 	token, err := attributevalue.MarshalMap(tokenItem{
@@ -204,12 +199,26 @@ func (s *Store) RecordLogin(ctx context.Context, u domain.User, t domain.Token, 
 		set += ", password_hash = :hash"
 		values[":hash"] = &types.AttributeValueMemberS{Value: newPasswordHash}
 	}
-	return s.transact(ctx, "record login", []types.TransactWriteItem{
+	items := []types.TransactWriteItem{
 		{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
 		{Update: &types.Update{
 			Key: userKey(u.ID).av(), UpdateExpression: aws.String(set),
 			ConditionExpression:       aws.String("attribute_exists(PK)"),
 			ExpressionAttributeValues: values,
 		}},
-	})
+	}
+	if newPasswordHash != "" {
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			Key: emailKey(u.Email).av(), UpdateExpression: aws.String("SET password_hash = :hash"),
+			ConditionExpression: aws.String("user_id = :user"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":hash": values[":hash"], ":user": &types.AttributeValueMemberS{Value: u.ID},
+			},
+		}})
+	}
+	err = s.transact(ctx, "record login", items)
+	if conditionFailed(err, 1) || conditionFailed(err, 2) {
+		return &domain.Error{Code: domain.ENOTFOUND, Err: err}
+	}
+	return err
 }

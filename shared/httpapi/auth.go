@@ -9,47 +9,63 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// TokenReader is the part of the user store authentication needs.
-type TokenReader interface {
-	TokenUser(ctx context.Context, userID, tokenHash string) (domain.User, domain.Token, error)
+// SessionReader is the part of a store authentication needs when it reads the session on its own.
+type SessionReader interface {
+	Session(ctx context.Context, ref domain.TokenRef) (domain.Session, error)
 }
 
 // Authenticator checks `Authorization: Bearer <token>` with DRF TokenAuthentication's rules and
-// messages (SPEC §2). It costs one DynamoDB call: the token names its user, and both are read together.
+// messages (SPEC §2), in two steps so that authentication is never a round trip of its own: Bearer reads
+// the header (no I/O), the handler reads the session together with the first data it needs, and Check
+// decides. Authenticate does both for a handler that needs nothing else first.
 type Authenticator struct {
-	Tokens TokenReader
-	Now    func() time.Time
+	Sessions SessionReader
+	Now      func() time.Time
 }
 
-// Authenticate returns the caller, or EUNAUTHENTICATED with DRF's message for what is wrong.
-func (a *Authenticator) Authenticate(r *http.Request) (domain.User, error) {
+// Bearer returns the token the request carries, or EUNAUTHENTICATED with DRF's message for a header that
+// carries none or a malformed one.
+func Bearer(r *http.Request) (domain.TokenRef, error) {
 	words := strings.Fields(r.Header.Get("Authorization"))
 	if len(words) == 0 || !strings.EqualFold(words[0], "bearer") {
-		return domain.User{}, domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgNoCredentials)
+		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgNoCredentials)
 	}
 	switch {
 	case len(words) == 1:
-		return domain.User{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. No credentials provided.")
+		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. No credentials provided.")
 	case len(words) > 2:
-		return domain.User{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. Token string should not contain spaces.")
+		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. Token string should not contain spaces.")
 	}
-	invalid := domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgInvalidToken)
 	userID, hash, ok := domain.ParseTokenString(words[1])
 	if !ok {
-		return domain.User{}, invalid
+		return domain.TokenRef{}, invalidToken()
 	}
-	user, token, err := a.Tokens.TokenUser(r.Context(), userID, hash)
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return domain.User{}, invalid
+	return domain.TokenRef{UserID: userID, Hash: hash}, nil
+}
+
+// Check returns the caller of a session as read, or EUNAUTHENTICATED: unknown or expired token, or a
+// user made inactive.
+func (a *Authenticator) Check(s domain.Session) (domain.User, error) {
+	if !s.Found || !a.Now().Before(s.Token.ExpiresAt) {
+		return domain.User{}, invalidToken()
 	}
+	if !s.User.IsActive {
+		return domain.User{}, domain.Errorf(domain.EUNAUTHENTICATED, "User inactive or deleted.")
+	}
+	return s.User, nil
+}
+
+// Authenticate returns the caller, reading the session on its own (one call).
+func (a *Authenticator) Authenticate(r *http.Request) (domain.User, error) {
+	ref, err := Bearer(r)
 	if err != nil {
 		return domain.User{}, err
 	}
-	if !a.Now().Before(token.ExpiresAt) {
-		return domain.User{}, invalid
+	s, err := a.Sessions.Session(r.Context(), ref)
+	if err != nil {
+		return domain.User{}, err
 	}
-	if !user.IsActive {
-		return domain.User{}, domain.Errorf(domain.EUNAUTHENTICATED, "User inactive or deleted.")
-	}
-	return user, nil
+	return a.Check(s)
 }
+
+func invalidToken() error { return domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgInvalidToken) }

@@ -5,11 +5,14 @@ package httpapi
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
 	"sort"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -59,6 +62,7 @@ var statusOf = map[domain.Code]int{
 	domain.EMEDIATYPE:       http.StatusUnsupportedMediaType,
 	domain.ECONFLICT:        http.StatusServiceUnavailable,
 	domain.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	domain.ETHROTTLED:       http.StatusTooManyRequests,
 	domain.EINTERNAL:        http.StatusInternalServerError,
 }
 
@@ -66,7 +70,12 @@ var statusOf = map[domain.Code]int{
 // a generic message; nothing internal reaches the client.
 func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 	var e *domain.Error
-	if !errors.As(err, &e) {
+	switch {
+	case errors.As(err, &e):
+	case errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled):
+		// The request's budget ran out while the handler waited (for the store, or between retries).
+		e = &domain.Error{Code: domain.EUNAVAILABLE, Err: err}
+	default:
 		e = &domain.Error{Code: domain.EINTERNAL, Err: err}
 	}
 	status, ok := statusOf[e.Code]
@@ -85,6 +94,8 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)
+	case http.StatusTooManyRequests:
+		w.Header().Set("Retry-After", strconv.Itoa(int(e.RetryAfter/time.Second)))
 	}
 	if len(e.Fields) > 0 {
 		WriteJSON(w, status, orderedFields(e.Fields))

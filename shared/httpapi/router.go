@@ -36,10 +36,26 @@ type route struct {
 type Router struct {
 	routes []route
 	log    *slog.Logger
+	budget time.Duration
 }
 
+// RequestBudget is how long a request may wait for its store in all (SPEC §9: a 503 within 3 s of
+// arriving, never a hang). The DynamoDB client's own per-attempt timeouts and retries (dynamo.NewClient)
+// fit inside it; whatever is still waiting when it ends is given up and answered 503 with Retry-After.
+// The functions' Lambda timeout (template.yaml) sits above it, API Gateway's 29 s further above.
+const RequestBudget = 2 * time.Second
+
+// answerMargin is kept free before the Lambda's own deadline, to write the 503 before Lambda ends the
+// invocation (which API Gateway would turn into a 502 without our body or headers).
+const answerMargin = 200 * time.Millisecond
+
 // NewRouter returns an empty router that logs to log.
-func NewRouter(log *slog.Logger) *Router { return &Router{log: log} }
+func NewRouter(log *slog.Logger) *Router { return &Router{log: log, budget: RequestBudget} }
+
+// SetBudget replaces RequestBudget for this router. Tests lift it (testkit.Gateway): on a shared, busy
+// machine a request may wait seconds for the CPU, which is not what they test. A deployment keeps the
+// default.
+func (rt *Router) SetBudget(d time.Duration) { rt.budget = d }
 
 // Handle registers h for method and pattern.
 func (rt *Router) Handle(method, pattern string, h HandlerFunc) {
@@ -72,7 +88,9 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
 	reqID, base := gatewayContext(r)
 	log := rt.log.With("request_id", reqID)
-	ctx := context.WithValue(r.Context(), ctxKey{}, requestInfo{id: reqID, log: log, basePath: base})
+	ctx, cancel := context.WithDeadline(r.Context(), rt.deadline(r.Context(), start))
+	defer cancel()
+	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: base})
 	r = r.WithContext(ctx)
 	w.Header().Set("X-Request-Id", reqID)
 	rec := &statusRecorder{ResponseWriter: w}
@@ -91,6 +109,16 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if err != nil {
 		WriteError(rec, r, err)
 	}
+}
+
+// deadline is the end of the request's budget, or earlier when the Lambda invocation (whose deadline
+// the adapter puts on the request's context) ends sooner.
+func (rt *Router) deadline(ctx context.Context, start time.Time) time.Time {
+	d := start.Add(rt.budget)
+	if lambda, ok := ctx.Deadline(); ok && lambda.Add(-answerMargin).Before(d) {
+		d = lambda.Add(-answerMargin)
+	}
+	return d
 }
 
 func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) error {
@@ -167,6 +195,15 @@ func gatewayContext(r *http.Request) (reqID, base string) {
 		}
 	}
 	return reqID, base
+}
+
+// SourceIP returns the caller's address as API Gateway saw it (requestContext.identity.sourceIp: the
+// connection's, which a client cannot forge the way it can X-Forwarded-For); empty outside API Gateway.
+func SourceIP(ctx context.Context) string {
+	if gw, ok := core.GetAPIGatewayContextFromContext(ctx); ok {
+		return gw.Identity.SourceIP
+	}
+	return ""
 }
 
 type ctxKey struct{}

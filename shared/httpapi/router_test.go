@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +11,7 @@ import (
 )
 
 func TestRouter(t *testing.T) {
-	rt := NewRouter(slog.New(slog.NewTextHandler(io.Discard, nil)))
+	rt := NewRouter(slog.Default()) // captured by testkit.Main
 	rt.Handle("GET", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
 		WriteJSON(w, 200, map[string]string{"id": r.PathValue("id")})
 		return nil

@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/shared/contract"
@@ -16,7 +17,26 @@ import (
 // Gateway returns template.yaml's API in front of the given functions (logical id → handler), built by
 // the same code `make run` uses: every request becomes the API Gateway event the deployed function
 // would get and goes through aws-lambda-go-api-proxy's adapter into the handler.
+//
+// It lifts each function's request budget (httpapi.RequestBudget, 2 s) to TestBudget: tests share two
+// cores with DynamoDB Local, the race detector and other packages' tests (a hundred argon2id hashes at
+// once, say), where a request can wait seconds for the CPU, which is not what they test. GatewayAsDeployed
+// keeps the budget, for the tests that hold the service to its time limits.
 func Gateway(tb testing.TB, handlers map[string]http.Handler) *gateway.Gateway {
+	tb.Helper()
+	for _, h := range handlers {
+		if b, ok := h.(interface{ SetBudget(time.Duration) }); ok {
+			b.SetBudget(TestBudget)
+		}
+	}
+	return GatewayAsDeployed(tb, handlers)
+}
+
+// TestBudget is the request budget of functions behind Gateway.
+const TestBudget = time.Minute
+
+// GatewayAsDeployed is Gateway with each function's request budget as deployed.
+func GatewayAsDeployed(tb testing.TB, handlers map[string]http.Handler) *gateway.Gateway {
 	tb.Helper()
 	path, err := gateway.FindTemplate()
 	if err != nil {
@@ -55,11 +75,26 @@ type Request struct {
 	Body   string
 	Header map[string]string
 	Host   string // the Host the client called; default 127.0.0.1:3000
+	// RemoteAddr is the client's address ("ip:port"), which API Gateway reports as the source IP;
+	// default httptest's 192.0.2.1:1234.
+	RemoteAddr string
 }
 
 // Do sends req through h (a Gateway) and checks the response against openapi.yaml.
+//
+// Every secret the request and response carry (the bearer token, passwords of the body, tokens of the
+// response) is registered for Main's search of the logs; the URL is public text (see secretSet).
 func Do(tb testing.TB, h http.Handler, req Request) Response {
 	tb.Helper()
+	secrets.publicURL(req.Path)
+	secrets.credential(req.Token)
+	secrets.requestBody(req.Body)
+	for k, v := range req.Header {
+		if strings.EqualFold(k, "Authorization") {
+			_, credential, _ := strings.Cut(v, " ")
+			secrets.credential(credential)
+		}
+	}
 	r := httptest.NewRequest(req.Method, "http://127.0.0.1:3000"+req.Path, strings.NewReader(req.Body))
 	if req.Body != "" {
 		r.Header.Set("Content-Type", "application/json")
@@ -73,9 +108,13 @@ func Do(tb testing.TB, h http.Handler, req Request) Response {
 	if req.Host != "" {
 		r.Host = req.Host
 	}
+	if req.RemoteAddr != "" {
+		r.RemoteAddr = req.RemoteAddr
+	}
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, r)
 	resp := Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
+	secrets.responseBody(resp.Body)
 	u, err := url.Parse(req.Path)
 	if err != nil {
 		tb.Fatalf("bad path %q: %v", req.Path, err)

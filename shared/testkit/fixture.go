@@ -20,6 +20,7 @@ func (db *DB) Load(tb testing.TB, doc any, now time.Time, invitationTTL time.Dur
 	if err != nil {
 		tb.Fatal(err)
 	}
+	secrets.requestBody(string(raw)) // users' passwords, plain or Django hashes
 	file, err := fixture.Parse(bytes.NewReader(raw))
 	if err != nil {
 		tb.Fatalf("parse fixture: %v", err)

@@ -60,6 +60,8 @@ func (db *DB) User(tb testing.TB, n NewUser) domain.User {
 	if hash == "" {
 		hash = hashOf(tb, n.Password)
 	}
+	secrets.password(n.Password)
+	secrets.hash(hash)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	u := domain.User{
 		ID: uuid.NewString(), Email: domain.NormalizeEmail(n.Email), PasswordHash: hash,
@@ -79,6 +81,7 @@ func (db *DB) Token(tb testing.TB, u domain.User, ttl time.Duration) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	secrets.credential(token)
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	u.LastLogin = &now
 	t := domain.Token{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}

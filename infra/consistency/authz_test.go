@@ -1,0 +1,459 @@
+package consistency_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/shared/config"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// outcome is what SPEC §2 and §3 give one caller for one operation.
+type outcome int
+
+const (
+	noCredentials outcome = iota // 401: no Authorization, or another scheme
+	bareBearer                   // 401: "Bearer" with nothing after it
+	spacedToken                  // 401: more than one word after "Bearer"
+	invalidToken                 // 401: unknown, forged or expired token
+	inactiveUser                 // 401: the token of a user made inactive
+	forbidden                    // 403
+	notFound                     // 404
+	emptyList                    // 200, count 0: none of the caller's business
+	allowed                      // the operation's success, checked by the operation
+)
+
+// refusals are the exact bodies of every outcome but a success.
+var refusals = map[outcome]struct {
+	status int
+	body   string
+}{
+	noCredentials: {401, `{"detail": "Authentication credentials were not provided."}`},
+	bareBearer:    {401, `{"detail": "Invalid token header. No credentials provided."}`},
+	spacedToken:   {401, `{"detail": "Invalid token header. Token string should not contain spaces."}`},
+	invalidToken:  {401, `{"detail": "Invalid token."}`},
+	inactiveUser:  {401, `{"detail": "User inactive or deleted."}`},
+	forbidden:     {403, `{"detail": "You do not have permission to perform this action."}`},
+	notFound:      {404, `{"detail": "Not found."}`},
+	emptyList:     {200, `{"count": 0, "next": null, "previous": null, "results": []}`},
+}
+
+// The caller classes, in the order of the matrix's columns.
+var callerNames = []string{
+	"no header", "other scheme", "bare Bearer", "two words", "unknown token", "forged staff token",
+	"expired token", "inactive admin", "outsider", "invitee", "member", "collaborator", "administrator",
+	"commenter", "staff", "superuser",
+}
+
+// Column by column, as callerNames: the last eight are real, active users.
+const (
+	n401, b401, s401, bad, dead = noCredentials, bareBearer, spacedToken, invalidToken, inactiveUser
+	no403, no404, none, yes     = forbidden, notFound, emptyList, allowed
+)
+
+// authzWorld is two organizations, A (whose objects the matrix works on) and B (whose data must never
+// show), with a user of every caller class, served by the four functions behind the gateway.
+type authzWorld struct {
+	db       *testkit.DB
+	gw       http.Handler
+	suffix   string // makes this run's names and addresses its own
+	now      time.Time
+	headers  map[string]string // Authorization header by caller class; absent: none sent
+	users    map[string]domain.User
+	orgA     fixture.Organization
+	folioA   fixture.Portfolio
+	adminMbr string
+	invA     domain.Invitation // pending, to the invitee's address in upper case
+	invDecl  domain.Invitation // pending, to the invitee's address: the invitee may decline it
+	objA     string
+	comments []fixture.Comment // on objA; the first, by the commenter, is the one the matrix reads and writes
+	secretsA []string          // what only readers of A's objects may see
+	secretsB []string          // what no response of the matrix may carry
+}
+
+const authzTTL = 7 * 24 * time.Hour
+
+func newAuthzWorld(t *testing.T) *authzWorld {
+	t.Helper()
+	db := testkit.NewDB(t)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	r := uuid.NewString()[:8]
+	w := &authzWorld{db: db, now: now, suffix: r, headers: map[string]string{}, users: map[string]domain.User{}}
+	id := func() string { return uuid.NewString() }
+	person := func(class, first, last string, staff, super bool) fixture.User {
+		return fixture.User{ID: id(), Email: strings.ReplaceAll(class, " ", "-") + "-" + r + "@example.com",
+			FirstName: domain.Ptr(first), LastName: domain.Ptr(last), IsStaff: staff, IsSuperuser: super}
+	}
+	people := map[string]fixture.User{
+		"outsider": person("outsider", "Otto", "Outsider", false, false), "invitee": person("invitee", "Ivy", "Invitee", false, false),
+		"member": person("member", "Mel", "Member", false, false), "collaborator": person("collaborator", "Col", "Lab", false, false),
+		"administrator": person("administrator", "Ada", "Admin", false, false), "commenter": person("commenter", "Cora", "Commenter", false, false),
+		"staff": person("staff", "Sam", "Staff", true, false), "superuser": person("superuser", "Sue", "Super", false, true),
+		"inactive admin": person("inactive admin", "Ina", "Active", false, false),
+	}
+	w.orgA = fixture.Organization{ID: id(), Name: "Aurora " + r}
+	orgB := fixture.Organization{ID: id(), Name: "Borealis " + r}
+	w.folioA = fixture.Portfolio{ID: id(), OrganizationID: w.orgA.ID, Name: "Atlas fund " + r}
+	folioB := fixture.Portfolio{ID: id(), OrganizationID: orgB.ID, Name: "Boreal fund " + r}
+	w.adminMbr = id()
+	outsiderMbr := id()
+	member := func(mid string, org fixture.Organization, who string, role int) fixture.Member {
+		return fixture.Member{ID: mid, OrganizationID: org.ID, UserID: people[who].ID, Role: domain.Ptr(role)}
+	}
+	invitee := people["invitee"].Email
+	invitations := []fixture.Invitation{
+		{ID: id(), OrganizationID: w.orgA.ID, InviterMemberID: w.adminMbr, Email: strings.ToUpper(invitee),
+			FirstName: domain.Ptr("Xavier"), LastName: domain.Ptr("Invitee"), Role: domain.Ptr(1),
+			AccessiblePortfolioIDs: []string{w.folioA.ID}},
+		{ID: id(), OrganizationID: w.orgA.ID, InviterMemberID: w.adminMbr, Email: invitee},
+		{ID: id(), OrganizationID: orgB.ID, InviterMemberID: outsiderMbr, Email: "b-guest-" + r + "@example.com",
+			FirstName: domain.Ptr("Bjorn"), AccessiblePortfolioIDs: []string{folioB.ID}},
+	}
+	w.objA = id()
+	objB := id()
+	at := func(s int) *string {
+		return domain.Ptr(now.Add(time.Duration(s-60) * time.Second).Format(time.RFC3339Nano))
+	}
+	comment := func(org fixture.Organization, obj, who, tag, text string, parent *string, s int) fixture.Comment {
+		c := fixture.Comment{ID: id(), OrganizationID: org.ID, CommenterID: people[who].ID, ContentType: "report",
+			ObjectID: obj, Text: text, Parent: parent, CreatedAt: at(s)}
+		if tag != "" {
+			c.Tag = domain.Ptr(tag)
+		}
+		return c
+	}
+	first := comment(w.orgA, w.objA, "commenter", "review", "Aurora numbers look right "+r, nil, 0)
+	w.comments = []fixture.Comment{first,
+		comment(w.orgA, w.objA, "administrator", "", "Aurora agrees "+r, &first.ID, 1),
+		comment(w.orgA, w.objA, "member", "later", "Aurora follow-up "+r, nil, 2)}
+	commentB := comment(orgB, objB, "outsider", "boreal-tag-"+r, "Borealis only text "+r, nil, 0)
+
+	var users []fixture.User
+	for _, u := range people {
+		users = append(users, u)
+	}
+	db.Load(t, fixture.File{
+		Users:         users,
+		Organizations: []fixture.Organization{w.orgA, orgB},
+		Members: []fixture.Member{
+			member(w.adminMbr, w.orgA, "administrator", 2), member(id(), w.orgA, "collaborator", 1),
+			member(id(), w.orgA, "member", 0), member(id(), w.orgA, "commenter", 0),
+			member(id(), w.orgA, "inactive admin", 2), member(outsiderMbr, orgB, "outsider", 2),
+		},
+		Portfolios:  []fixture.Portfolio{w.folioA, folioB},
+		Invitations: invitations,
+		Comments:    append(append([]fixture.Comment{}, w.comments...), commentB),
+	}, now, authzTTL)
+
+	for class, p := range people {
+		u, err := db.Store.User(t.Context(), p.ID)
+		if err != nil {
+			t.Fatalf("read %s: %v", class, err)
+		}
+		w.users[class] = u
+		w.headers[class] = "Bearer " + db.Token(t, u, time.Hour)
+	}
+	db.Deactivate(t, w.users["inactive admin"]) // after its token was issued
+	staffToken := strings.TrimPrefix(w.headers["staff"], "Bearer ")
+	w.headers["other scheme"] = "Basic " + staffToken
+	w.headers["bare Bearer"] = "Bearer"
+	w.headers["two words"] = "Bearer " + staffToken + " x"
+	w.headers["unknown token"] = "Bearer " + newToken(t, uuid.NewString())
+	w.headers["forged staff token"] = "Bearer " + newToken(t, w.users["staff"].ID)
+	w.headers["expired token"] = "Bearer " + db.Token(t, w.users["staff"], -24*time.Hour)
+
+	stored := func(fi fixture.Invitation) domain.Invitation {
+		inv, err := db.Store.Invitation(t.Context(), fi.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inv
+	}
+	w.invA, w.invDecl = stored(invitations[0]), stored(invitations[1])
+	invB := stored(invitations[2])
+	w.secretsA = []string{w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID, w.invA.Token,
+		w.invDecl.ID, w.invDecl.Token, invitee, w.objA, people["administrator"].Email, people["commenter"].Email}
+	for _, c := range w.comments {
+		w.secretsA = append(w.secretsA, c.ID, c.Text)
+	}
+	w.secretsB = []string{orgB.ID, orgB.Name, folioB.ID, folioB.Name, outsiderMbr, invB.ID, invB.Token, invB.Email,
+		objB, commentB.ID, commentB.Text, *commentB.Tag, people["outsider"].ID, people["outsider"].Email}
+
+	handlers := map[string]http.Handler{}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL}
+	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
+		handlers[fn] = h
+	}
+	w.gw = testkit.Gateway(t, handlers)
+	return w
+}
+
+// newToken is a well-formed token naming userID that was never issued.
+func newToken(t *testing.T, userID string) string {
+	t.Helper()
+	tok, _, err := domain.NewTokenString(userID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tok
+}
+
+// operation is one row of the matrix: a request on one of A's objects, what every caller class gets
+// (want, in callerNames' order), how a success is checked, and, for a write, how many writes landed.
+type operation struct {
+	name, method, pattern, path string
+	body                        func(caller string) string
+	want                        []outcome
+	check                       func(t *testing.T, caller string, resp testkit.Response)
+	writes                      func(t *testing.T) int64 // nil for a read
+}
+
+// TestAuthorizationMatrix runs every protected operation as every caller class (SPEC §2 and §3): each
+// refusal's status and exact body, each success's exact body, `WWW-Authenticate` on every 401 and
+// nowhere else, refused writes writing nothing, and no response carrying organization B's data, nor
+// A's data to a caller who may not see it. Successful writes store what is already there, so the cells
+// do not depend on each other's order.
+func TestAuthorizationMatrix(t *testing.T) {
+	w := newAuthzWorld(t)
+	ops := w.operations()
+	everyProtectedRouteIsARow(t, ops)
+	t.Logf("authorization matrix: %d operations × %d caller classes = %d cells", len(ops), len(callerNames), len(ops)*len(callerNames))
+	for _, op := range ops {
+		if len(op.want) != len(callerNames) {
+			t.Fatalf("%s: %d outcomes for %d caller classes", op.name, len(op.want), len(callerNames))
+		}
+		var before int64
+		if op.writes != nil {
+			before = op.writes(t)
+		}
+		landed := 0
+		for i, caller := range callerNames {
+			want := op.want[i]
+			if want == allowed {
+				landed++
+			}
+			t.Run(op.name+"/"+caller, func(t *testing.T) {
+				req := testkit.Request{Method: op.method, Path: op.path, Body: op.body(caller)}
+				if h, ok := w.headers[caller]; ok {
+					req.Header = map[string]string{"Authorization": h}
+				}
+				resp := testkit.Do(t, w.gw, req)
+				w.leaksNothing(t, resp, want == allowed)
+				if want == allowed {
+					op.check(t, caller, resp)
+				} else {
+					resp.Expect(t, refusals[want].status, refusals[want].body)
+				}
+				challenge := resp.Header.Get("WWW-Authenticate")
+				if resp.Status == 401 && challenge != `Bearer realm="api"` || resp.Status != 401 && challenge != "" {
+					t.Fatalf("%d with WWW-Authenticate %q", resp.Status, challenge)
+				}
+			})
+		}
+		if op.writes != nil {
+			if n := op.writes(t) - before; n != int64(landed) {
+				t.Errorf("%s: %d writes landed, want one per allowed caller (%d): a refusal wrote, or a success did not", op.name, n, landed)
+			}
+		}
+	}
+}
+
+func (w *authzWorld) operations() []operation {
+	invPath := "/api/v1/organization-invitations/"
+	c := w.comments[0]
+	static := func(body string) func(string) string { return func(string) string { return body } }
+	expect := func(status int, body func() string) func(*testing.T, string, testkit.Response) {
+		return func(t *testing.T, _ string, resp testkit.Response) { t.Helper(); resp.Expect(t, status, body()) }
+	}
+	newEmail := func(caller string) string {
+		return "new-" + strings.ReplaceAll(caller, " ", "-") + "-" + w.suffix + "@example.com"
+	}
+	// Columns: no header, other scheme, bare Bearer, two words, unknown token, forged staff token,
+	// expired token, inactive admin | outsider, invitee, member, collaborator, administrator, commenter,
+	// staff, superuser.
+	return []operation{{
+		name: "POST users", method: "POST", pattern: "/api/v1/users/", path: "/api/v1/users/",
+		body: func(caller string) string {
+			return `{"email": "` + newEmail(caller) + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR",
+				"first_name": "New", "last_name": "User"}`
+		},
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no403, no403, no403, no403, no403, no403, yes, yes},
+		check: func(t *testing.T, caller string, resp testkit.Response) {
+			id, _ := resp.Object(t)["id"].(string)
+			if _, err := uuid.Parse(id); err != nil {
+				t.Fatalf("id %q: %s", id, resp.Body)
+			}
+			resp.Expect(t, 201, `{"id": "`+id+`", "email": "`+newEmail(caller)+`", "first_name": "New", "last_name": "User"}`)
+		},
+		writes: func(t *testing.T) int64 {
+			n := int64(0)
+			for _, caller := range callerNames {
+				if _, err := w.db.UserByEmail(t, newEmail(caller)); err == nil {
+					n++
+				} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+					t.Fatal(err)
+				}
+			}
+			return n
+		},
+	}, {
+		name: "GET invitation", method: "GET", pattern: invPath + "{id}/", path: invPath + w.invA.ID + "/", body: static(""),
+		want:  []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, yes, yes, yes, yes, yes, yes, yes},
+		check: expect(200, func() string { return w.invitationJSON(w.invA, 0) }),
+	}, {
+		// The invitee may only answer; a change of first_name is refused even to them.
+		name: "PATCH invitation", method: "PATCH", pattern: invPath + "{id}/", path: invPath + w.invA.ID + "/",
+		body:   static(`{"first_name": "Xavier"}`),
+		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no403, no403, no403, yes, no403, yes, yes},
+		check:  expect(200, func() string { return w.invitationJSON(w.invA, 0) }),
+		writes: w.invitationVersion(w.invA.ID),
+	}, {
+		// Declining: the first allowed caller makes it cancelled, the others save the state it has.
+		name: "PATCH invitation (decline)", method: "PATCH", pattern: invPath + "{id}/", path: invPath + w.invDecl.ID + "/",
+		body:   static(`{"status": 2}`),
+		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, yes, no403, no403, yes, no403, yes, yes},
+		check:  expect(200, func() string { return w.invitationJSON(w.invDecl, 2) }),
+		writes: w.invitationVersion(w.invDecl.ID),
+	}, {
+		name: "GET comments", method: "GET", pattern: "/api/v1/comments/",
+		path: "/api/v1/comments/?content_type=report&object_id=" + w.objA, body: static(""),
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, none, none, yes, yes, yes, yes, yes, yes},
+		check: expect(200, func() string {
+			var results []any
+			for _, c := range w.comments {
+				results = append(results, w.commentRead(c))
+			}
+			return mustJSON(map[string]any{"count": len(results), "next": nil, "previous": nil, "results": results})
+		}),
+	}, {
+		name: "GET comment", method: "GET", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/", body: static(""),
+		want:  []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, yes, yes, yes, yes, yes, yes},
+		check: expect(200, func() string { return mustJSON(w.commentRead(c)) }),
+	}, {
+		name: "PUT comment", method: "PUT", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/",
+		body:   static(`{"content_type": "report", "object_id": "` + w.objA + `", "text": ` + mustJSON(c.Text) + `}`),
+		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, no403, yes, yes, yes},
+		check:  expect(200, func() string { return commentWritten(c) }),
+		writes: w.commentVersion(c.ID),
+	}, {
+		name: "PATCH comment", method: "PATCH", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/",
+		body:   static(`{"text": ` + mustJSON(c.Text) + `}`),
+		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, no403, yes, yes, yes},
+		check:  expect(200, func() string { return commentWritten(c) }),
+		writes: w.commentVersion(c.ID),
+	}}
+}
+
+// everyProtectedRouteIsARow fails when a function serves an operation that needs a token and the matrix
+// has no row for it (the operations without authentication are SPEC §2's login and §10's schema and docs).
+func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
+	t.Helper()
+	public := map[string]bool{"POST /api/v1/auth/login": true, "GET /api/schema": true, "GET /api/docs": true}
+	rows := map[string]bool{}
+	for _, op := range ops {
+		rows[op.method+" "+strings.TrimSuffix(op.pattern, "/")] = true
+	}
+	for fn, h := range stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now) {
+		for _, r := range h.Routes() {
+			key := r.Method + " " + strings.TrimSuffix(r.Pattern, "/")
+			if !public[key] && !rows[key] {
+				t.Errorf("%s serves %s, which the authorization matrix has no row for", fn, key)
+			}
+		}
+	}
+}
+
+// leaksNothing fails when a response carries any of B's data, or A's data to a caller who may not see it.
+func (w *authzWorld) leaksNothing(t *testing.T, resp testkit.Response, mayShowA bool) {
+	t.Helper()
+	body := strings.ToLower(string(resp.Body))
+	for _, s := range w.secretsB {
+		if strings.Contains(body, strings.ToLower(s)) {
+			t.Errorf("the response carries organization B's %q: %s", s, resp.Body)
+		}
+	}
+	if mayShowA {
+		return
+	}
+	for _, s := range w.secretsA {
+		if strings.Contains(body, strings.ToLower(s)) {
+			t.Errorf("a refusal carries organization A's %q: %s", s, resp.Body)
+		}
+	}
+}
+
+// invitationJSON is the read shape of one of A's invitations (SPEC §5), saved at the world's clock.
+func (w *authzWorld) invitationJSON(inv domain.Invitation, status int) string {
+	admin := w.users["administrator"]
+	folios := []any{}
+	for _, id := range inv.PortfolioIDs {
+		if id == w.folioA.ID {
+			folios = append(folios, map[string]any{"id": id, "name": w.folioA.Name})
+		}
+	}
+	return mustJSON(map[string]any{
+		"id": inv.ID, "token": inv.Token, "expiry_date": domain.FormatTime(w.now.Add(authzTTL)),
+		"organization":   map[string]any{"id": w.orgA.ID, "name": w.orgA.Name},
+		"inviter_member": map[string]any{"id": w.adminMbr, "first_name": "Ada", "last_name": "Admin", "email": admin.Email},
+		"email":          inv.Email, "email_sent": false, "accessible_portfolios": folios, "status": status,
+		"first_name": inv.FirstName, "last_name": inv.LastName, "role": inv.Role,
+	})
+}
+
+// commentRead is the read shape of one of A's comments (SPEC §6), as loaded (and as saved unchanged).
+func (w *authzWorld) commentRead(c fixture.Comment) map[string]any {
+	var author domain.User
+	for _, u := range w.users {
+		if u.ID == c.CommenterID {
+			author = u
+		}
+	}
+	created, _ := time.Parse(time.RFC3339Nano, *c.CreatedAt)
+	return map[string]any{
+		"id": c.ID, "content_type": c.ContentType,
+		"commenter": map[string]any{"id": author.ID, "full_name": author.FullName(), "email": author.Email,
+			"first_name": domain.Deref(author.FirstName), "last_name": domain.Deref(author.LastName)},
+		"created_at": domain.FormatTime(created), "updated_at": domain.FormatTime(w.now),
+		"object_id": c.ObjectID, "tag": c.Tag, "text": c.Text, "parent": c.Parent,
+	}
+}
+
+func commentWritten(c fixture.Comment) string {
+	return mustJSON(map[string]any{"id": c.ID, "content_type": c.ContentType, "object_id": c.ObjectID,
+		"tag": c.Tag, "text": c.Text, "parent": c.Parent})
+}
+
+func (w *authzWorld) invitationVersion(id string) func(*testing.T) int64 {
+	return func(t *testing.T) int64 {
+		inv, err := w.db.Store.Invitation(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return inv.Version
+	}
+}
+
+func (w *authzWorld) commentVersion(id string) func(*testing.T) int64 {
+	return func(t *testing.T) int64 {
+		c, err := w.db.Store.Comment(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Version
+	}
+}
+
+func mustJSON(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}

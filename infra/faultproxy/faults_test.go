@@ -1,0 +1,433 @@
+package faultproxy_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"net/http"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/shared/config"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// Demo ids (infra/fixtures/demo.json).
+const (
+	demoReport     = "8ae83b59-9621-58f7-ae8c-5a712269c424"
+	demoInvitation = "dd92a61d-d137-5059-b15b-6cf08719aa9c"
+	demoComment    = "48112a08-fc94-5807-8dce-c005d12ceb9f"
+)
+
+// SPEC §9: what a request whose store fails gets, and how soon.
+const (
+	unavailableBody = `{"detail": "Service temporarily unavailable, try again soon."}`
+	answerWithin    = 3 * time.Second
+)
+
+// operation is one thing the API serves, as a request that succeeds with status when the store works.
+// request takes a number never used before, for the inputs a repeat must change (a new email).
+type operation struct {
+	name    string
+	status  int
+	hashes  bool // it runs argon2id (see hashing)
+	request func(staff string, n int64) testkit.Request
+}
+
+var operations = []operation{
+	{"login", 201, true, func(_ string, _ int64) testkit.Request {
+		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login",
+			Body: `{"username": "admin@example.com", "password": "demo-admin-2026"}`}
+	}},
+	{"create user", 201, true, func(staff string, n int64) testkit.Request {
+		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: staff, Body: fmt.Sprintf(
+			`{"email": "fault-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, n)}
+	}},
+	{"get invitation", 200, false, func(staff string, _ int64) testkit.Request {
+		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + demoInvitation + "/", Token: staff}
+	}},
+	{"patch invitation", 200, false, func(staff string, n int64) testkit.Request {
+		return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
+			Token: staff, Body: fmt.Sprintf(`{"first_name": "Alan %d"}`, n)}
+	}},
+	{"list comments", 200, false, func(staff string, _ int64) testkit.Request {
+		return testkit.Request{Method: "GET", Path: "/api/v1/comments/?content_type=report&object_id=" + demoReport, Token: staff}
+	}},
+	{"get comment", 200, false, func(staff string, _ int64) testkit.Request {
+		return testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: staff}
+	}},
+	{"put comment", 200, false, func(staff string, n int64) testkit.Request {
+		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + demoComment + "/", Token: staff, Body: fmt.Sprintf(
+			`{"content_type": "report", "object_id": "%s", "text": "put %d"}`, demoReport, n)}
+	}},
+	{"patch comment", 200, false, func(staff string, n int64) testkit.Request {
+		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + demoComment + "/", Token: staff,
+			Body: fmt.Sprintf(`{"text": "patch %d"}`, n)}
+	}},
+}
+
+// failing are the faults under which every operation must answer 503, the slowest first so that it
+// starts first.
+var failing = []faultproxy.Mode{
+	faultproxy.Hang, faultproxy.Throttle, faultproxy.ProvisionedThroughput, faultproxy.InternalError,
+	faultproxy.Unavailable, faultproxy.UnavailablePage, faultproxy.Drop,
+}
+
+// stepwise are the faults also run on one DynamoDB operation at a time, the others succeeding: a read
+// failing after others succeeded, a write failing after the reads. One mode is enough for that: what
+// the service does with a step that fails does not depend on how it failed, which the rest covers.
+var stepwise = []faultproxy.Mode{faultproxy.InternalError}
+
+// concurrently is how many groups of cases run at once: most of a case is waiting, on backoff or a hang.
+const concurrently = 4
+
+// hashing lets one request that runs argon2id (19 MiB, two passes) run at a time. Under -race on two
+// shared cores one such request takes most of a second of CPU; several at once took 3 to 5 s each,
+// past the request budget (2 s, which counts CPU time too), and failed with a store that worked.
+var hashing sync.Mutex
+
+var fresh atomic.Int64
+
+// TestEveryOperationSurvivesEveryStoreFault runs each operation under each fault of the whole store,
+// and under each failing step of it on its own. Each must answer SPEC §9's 503 with Retry-After within
+// 3 s, leave every item of the table as it was, and once the fault is cleared the same handlers, with
+// the same DynamoDB client, must serve the operation again at once.
+func TestEveryOperationSurvivesEveryStoreFault(t *testing.T) {
+	demo := newDemo(t)
+	var (
+		worst worstTimes
+		wg    sync.WaitGroup
+		queue = make(chan func(), 64)
+	)
+	// Groups run in order as subtests of a few goroutines of their own, not t.Parallel, so that
+	// -parallel (2 on two cores) does not serialise cases that mostly wait. Each group has a copy of
+	// the demo table to itself.
+	for range concurrently {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for run := range queue {
+				run()
+			}
+		}()
+	}
+	defer func() { // also when discovering the steps fails the test: no t.Run may outlive it
+		close(queue)
+		wg.Wait()
+		worst.log(t)
+	}()
+	group := func(name string, run func(t *testing.T, a *api)) {
+		queue <- func() { t.Run(name, func(t *testing.T) { run(t, demo.api(t)) }) }
+	}
+	for _, mode := range failing {
+		group(mode.String(), func(t *testing.T, a *api) {
+			for _, op := range operations {
+				a.fail(t, op, faultproxy.Fault{Mode: mode}, &worst)
+			}
+		})
+	}
+	group("slow", func(t *testing.T, a *api) {
+		for _, op := range operations {
+			a.slow(t, op, 150*time.Millisecond, &worst)
+		}
+	})
+	steps := demo.steps(t)
+	for _, mode := range stepwise {
+		for _, op := range operations {
+			if len(steps[op.name]) < 2 {
+				continue // its one kind of call failing is the whole store failing, covered above
+			}
+			group(mode.String()+" one step/"+op.name, func(t *testing.T, a *api) {
+				for _, step := range steps[op.name] {
+					a.fail(t, op, faultproxy.Fault{Mode: mode, Ops: []string{step}}, &worst)
+				}
+			})
+		}
+	}
+}
+
+// demo is the demo fixture, loaded once (it hashes passwords) and copied into a table per group.
+type demo struct {
+	items []map[string]types.AttributeValue
+	staff string // a token of admin@example.com, valid in every copy
+}
+
+func newDemo(t *testing.T) *demo {
+	t.Helper()
+	db := testkit.NewDB(t)
+	tpl, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Load(t, json.RawMessage(raw), time.Now(), time.Hour)
+	admin, err := db.UserByEmail(t, "admin@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	staff := db.Token(t, admin, time.Hour) // straight into the table: getting it does not need the proxy
+	return &demo{items: scanRaw(t, db), staff: staff}
+}
+
+// api is the four functions on a copy of the demo table, reaching DynamoDB Local only through a fault
+// proxy; db reaches it directly.
+type api struct {
+	gw    http.Handler
+	proxy *faultproxy.Proxy
+	db    *testkit.DB
+	staff string
+}
+
+func (d *demo) api(t *testing.T) *api {
+	t.Helper()
+	db := d.copy(t)
+	proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = proxy.Close() })
+	client, err := dynamo.NewClient(context.Background(), proxy.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := testkit.Log(t) // searched for secrets when the tests end: failing requests log their errors
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
+	handlers := map[string]http.Handler{}
+	for id, h := range stack.Handlers(dynamo.New(client, db.Table), log, cfg, time.Now) {
+		handlers[id] = h
+	}
+	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff}
+}
+
+// copying lets one group at a time create and fill its table: CreateTable with its indexes is slow on
+// a busy DynamoDB Local, and testkit's client gives an attempt 800 ms before it retries, which then
+// fails on the table the first attempt created.
+var copying sync.Mutex
+
+// copy creates a table and puts the demo's items in it, unchanged.
+func (d *demo) copy(t *testing.T) *testkit.DB {
+	t.Helper()
+	copying.Lock()
+	defer copying.Unlock()
+	db := testkit.NewDB(t)
+	for start := 0; start < len(d.items); start += 25 {
+		var puts []types.WriteRequest
+		for _, it := range d.items[start:min(start+25, len(d.items))] {
+			puts = append(puts, types.WriteRequest{PutRequest: &types.PutRequest{Item: it}})
+		}
+		for pending := map[string][]types.WriteRequest{db.Table: puts}; len(pending) > 0; {
+			out, err := db.Client.BatchWriteItem(context.Background(), &dynamodb.BatchWriteItemInput{RequestItems: pending})
+			if err != nil {
+				t.Fatalf("copy the demo: %v", err)
+			}
+			pending = out.UnprocessedItems
+		}
+	}
+	return db
+}
+
+// steps runs every operation once with the store working and returns, for each, the kinds of
+// DynamoDB call it makes, in the order they first arrive.
+func (d *demo) steps(t *testing.T) map[string][]string {
+	t.Helper()
+	a := d.api(t)
+	steps := map[string][]string{}
+	for _, op := range operations {
+		before := a.proxy.Requests()
+		if _, ok := a.expect(t, op, "with the store working"); !ok {
+			return nil // its calls would be those of a failure; the groups above still run
+		}
+		calls := a.proxy.Calls()[before:]
+		for _, c := range calls {
+			if !slices.Contains(steps[op.name], c) {
+				steps[op.name] = append(steps[op.name], c)
+			}
+		}
+		t.Logf("%s calls %v", op.name, calls)
+	}
+	return steps
+}
+
+// fail sends op under fault, then again once the fault is cleared.
+func (a *api) fail(t *testing.T, op operation, fault faultproxy.Fault, worst *worstTimes) {
+	t.Helper()
+	items := scan(t, a.db)
+	faulted := a.proxy.Faulted()
+	a.proxy.Set(fault)
+	resp, elapsed := a.send(t, op, op.request(a.staff, fresh.Add(1)))
+	at := op.name + " under " + fault.Mode.String()
+	if len(fault.Ops) > 0 {
+		at += " of " + strings.Join(fault.Ops, ", ") + " only"
+		worst.record(fault.Mode.String()+" one step", at, elapsed)
+	} else {
+		worst.record(fault.Mode.String(), at, elapsed)
+	}
+
+	if resp.Status != http.StatusServiceUnavailable || !testkit.JSONEqual(resp.Body, []byte(unavailableBody)) {
+		t.Errorf("%s: %d %s after %v, want 503 %s", at, resp.Status, resp.Body, elapsed.Round(time.Millisecond), unavailableBody)
+	}
+	if s := resp.Header.Get("Retry-After"); !positiveInt(s) {
+		t.Errorf("%s: Retry-After %q, want a positive whole number of seconds", at, s)
+	}
+	if elapsed >= answerWithin {
+		t.Errorf("%s: answered after %v, want under %v", at, elapsed.Round(time.Millisecond), answerWithin)
+	}
+	// SPEC §9 retries a failing store within the budget: the fault must have met more than one attempt.
+	if n := a.proxy.Faulted() - faulted; n < 2 {
+		t.Errorf("%s: the failing call was tried %d time(s), want a retry", at, n)
+	}
+	if after := scan(t, a.db); !reflect.DeepEqual(items, after) {
+		t.Errorf("%s: answered %d but the table changed:\n%s", at, resp.Status, diff(items, after))
+	}
+
+	a.proxy.Clear()
+	a.expect(t, op, "after "+at)
+}
+
+// slow sends op with every store call delayed: it must succeed as usual, still within the bound.
+func (a *api) slow(t *testing.T, op operation, delay time.Duration, worst *worstTimes) {
+	t.Helper()
+	a.proxy.Set(faultproxy.Fault{Mode: faultproxy.Slow, Delay: delay})
+	defer a.proxy.Clear()
+	before := a.proxy.Requests()
+	elapsed, _ := a.expect(t, op, fmt.Sprintf("with every call %v slower", delay))
+	worst.record("slow", op.name, elapsed)
+	if a.proxy.Requests() == before || elapsed < delay {
+		t.Errorf("%s answered in %v with %d store calls: it did not go through the slow store", op.name, elapsed,
+			a.proxy.Requests()-before)
+	}
+	if elapsed >= answerWithin {
+		t.Errorf("%s with a slow store: answered after %v, want under %v", op.name, elapsed.Round(time.Millisecond), answerWithin)
+	}
+}
+
+// send sends one request of op and says how long the answer took.
+func (a *api) send(t *testing.T, op operation, req testkit.Request) (testkit.Response, time.Duration) {
+	t.Helper()
+	if op.hashes {
+		hashing.Lock()
+		defer hashing.Unlock()
+	}
+	began := time.Now()
+	resp := testkit.Do(t, a.gw, req)
+	return resp, time.Since(began)
+}
+
+// expect sends op with fresh inputs and fails unless it gets op's usual status; it returns how long it
+// took and whether it succeeded.
+func (a *api) expect(t *testing.T, op operation, when string) (time.Duration, bool) {
+	t.Helper()
+	resp, elapsed := a.send(t, op, op.request(a.staff, fresh.Add(1)))
+	if resp.Status != op.status {
+		t.Errorf("%s %s: %d %s after %v, want %d", op.name, when, resp.Status, resp.Body, elapsed.Round(time.Millisecond), op.status)
+		return elapsed, false
+	}
+	return elapsed, true
+}
+
+func positiveInt(s string) bool {
+	n, err := strconv.Atoi(s)
+	return err == nil && n > 0 && strconv.Itoa(n) == s
+}
+
+// scanRaw reads every item of the table, strongly consistent, past the proxy.
+func scanRaw(t *testing.T, db *testkit.DB) []map[string]types.AttributeValue {
+	t.Helper()
+	var items []map[string]types.AttributeValue
+	p := dynamodb.NewScanPaginator(db.Client, &dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
+	for p.HasMorePages() {
+		page, err := p.NextPage(context.Background())
+		if err != nil {
+			t.Fatalf("scan %s: %v", db.Table, err)
+		}
+		items = append(items, page.Items...)
+	}
+	return items
+}
+
+// scan reads every item of the table keyed by its primary key, as Go values that compare with DeepEqual.
+func scan(t *testing.T, db *testkit.DB) map[string]map[string]any {
+	t.Helper()
+	var got []map[string]any
+	if err := attributevalue.UnmarshalListOfMaps(scanRaw(t, db), &got); err != nil {
+		t.Fatalf("scan %s: %v", db.Table, err)
+	}
+	items := map[string]map[string]any{}
+	for _, it := range got {
+		items[fmt.Sprint(it["PK"], " ", it["SK"])] = it
+	}
+	return items
+}
+
+// diff names the items added, removed or changed with the attributes that differ, never a value: a
+// value may be a password hash, a key a token's hash.
+func diff(before, after map[string]map[string]any) string {
+	var lines []string
+	keys := maps.Clone(before)
+	maps.Copy(keys, after)
+	for _, k := range slices.Sorted(maps.Keys(keys)) {
+		b, a := before[k], after[k]
+		names := map[string]any{}
+		maps.Copy(names, a)
+		maps.Copy(names, b)
+		var changed []string
+		for _, n := range slices.Sorted(maps.Keys(names)) {
+			if !reflect.DeepEqual(a[n], b[n]) || (a == nil) != (b == nil) {
+				changed = append(changed, n)
+			}
+		}
+		if len(changed) > 0 {
+			if strings.HasPrefix(k, "TOKEN#") {
+				k = "TOKEN#…"
+			}
+			lines = append(lines, fmt.Sprintf("%s: %s", k, strings.Join(changed, ", ")))
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// worstTimes keeps, per fault, the longest a request took to be answered under it, and which it was.
+type worstTimes struct {
+	mu    sync.Mutex
+	times map[string]time.Duration
+	cases map[string]string
+}
+
+func (w *worstTimes) record(fault, at string, d time.Duration) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.times == nil {
+		w.times, w.cases = map[string]time.Duration{}, map[string]string{}
+	}
+	if d >= w.times[fault] {
+		w.times[fault], w.cases[fault] = d, at
+	}
+}
+
+func (w *worstTimes) log(t *testing.T) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for _, n := range slices.Sorted(maps.Keys(w.times)) {
+		t.Logf("worst answer under %-23s %-7v (%s)", n+":", w.times[n].Round(time.Millisecond), w.cases[n])
+	}
+}

@@ -1,0 +1,282 @@
+// Package faultproxy puts a DynamoDB endpoint behind a proxy that can be made to fail the way DynamoDB
+// and the network fail in AWS: throttling, 5xx answers, dropped connections, hangs and slowness. DynamoDB
+// Local never does any of these, so without it SPEC §9 (a store that fails answers 503 within 3 s, never
+// 500 or a hang, and the next request after it recovers succeeds) could not be tested end to end.
+//
+// A failing request is never forwarded, so a fault cannot change the table; a test can then hold the
+// service to leaving the table as it was. A fault may also be limited to some DynamoDB operations (say
+// TransactWriteItems), to fail one step of a request whose other steps succeed.
+package faultproxy
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Mode is what the proxy does with a request.
+type Mode int
+
+// The modes. The error bodies are those DynamoDB's JSON protocol sends (the SDK reads the code from
+// `__type`, after the '#').
+const (
+	Pass                  Mode = iota // forward as is
+	Throttle                          // 400 ThrottlingException
+	ProvisionedThroughput             // 400 ProvisionedThroughputExceededException
+	InternalError                     // 500 InternalServerError
+	Unavailable                       // 503 ServiceUnavailableException, JSON body
+	UnavailablePage                   // 503 with an HTML page, as a load balancer in front of DynamoDB answers
+	Drop                              // read the request, close the connection without an answer
+	Hang                              // read the request, never answer (until the fault changes or Close)
+	Slow                              // wait Fault.Delay, then forward
+)
+
+var modeNames = map[Mode]string{
+	Pass: "pass", Throttle: "throttle", ProvisionedThroughput: "provisioned-throughput",
+	InternalError: "500", Unavailable: "503", UnavailablePage: "503-html", Drop: "drop", Hang: "hang", Slow: "slow",
+}
+
+func (m Mode) String() string {
+	if s, ok := modeNames[m]; ok {
+		return s
+	}
+	return fmt.Sprintf("Mode(%d)", int(m))
+}
+
+// Fault is the proxy's behaviour from the moment it is set.
+type Fault struct {
+	Mode  Mode
+	Delay time.Duration // Slow only
+	// Ops limits the fault to these DynamoDB operations ("GetItem", "TransactWriteItems"); the others
+	// pass. Empty means every request. Chosen by operation rather than by position, since a request
+	// makes some of its calls in parallel and their order of arrival is not fixed.
+	Ops []string
+}
+
+// applies tells whether f fails a request for the DynamoDB operation op.
+func (f Fault) applies(op string) bool {
+	if f.Mode == Pass {
+		return false
+	}
+	if len(f.Ops) == 0 {
+		return true
+	}
+	for _, o := range f.Ops {
+		if o == op {
+			return true
+		}
+	}
+	return false
+}
+
+// operation is the DynamoDB operation of a request of its JSON protocol: the part of X-Amz-Target
+// after the API version ("DynamoDB_20120810.GetItem" → "GetItem").
+func operation(r *http.Request) string {
+	target := r.Header.Get("X-Amz-Target")
+	if i := strings.LastIndexByte(target, '.'); i >= 0 {
+		return target[i+1:]
+	}
+	return target
+}
+
+// errorAnswer is a canned DynamoDB error response.
+type errorAnswer struct {
+	status      int
+	contentType string
+	body        string
+}
+
+const amzJSON = "application/x-amz-json-1.0"
+
+var answers = map[Mode]errorAnswer{
+	Throttle: {http.StatusBadRequest, amzJSON,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`},
+	ProvisionedThroughput: {http.StatusBadRequest, amzJSON,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API."}`},
+	InternalError: {http.StatusInternalServerError, amzJSON,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`},
+	Unavailable: {http.StatusServiceUnavailable, amzJSON,
+		`{"__type":"com.amazon.coral.availability#ServiceUnavailableException","message":"Service unavailable"}`},
+	UnavailablePage: {http.StatusServiceUnavailable, "text/html",
+		"<html><body><b>Http/1.1 Service Unavailable</b></body></html>"},
+}
+
+// Proxy is a fault-injecting HTTP proxy in front of one DynamoDB endpoint. It is safe for concurrent use.
+type Proxy struct {
+	// URL is the endpoint to give the DynamoDB client, e.g. "http://127.0.0.1:41234".
+	URL string
+
+	forward *httputil.ReverseProxy
+	srv     *http.Server
+	handled sync.WaitGroup
+
+	mu      sync.Mutex
+	fault   Fault
+	release chan struct{} // closed when the fault changes or the proxy closes: frees hung requests
+	closed  bool
+	calls   []string // the operation of every request received, in order of arrival
+	faulted int      // requests failed instead of forwarded
+}
+
+// New starts a proxy to target (a DynamoDB endpoint URL) on a free port of 127.0.0.1, passing requests
+// through until a fault is set.
+func New(target string) (*Proxy, error) {
+	u, err := url.Parse(target)
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return nil, fmt.Errorf("faultproxy: bad target %q: %v", target, err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, fmt.Errorf("faultproxy: listen: %w", err)
+	}
+	quiet := log.New(io.Discard, "", 0) // a client giving up on a hung or slow request is expected here
+	forward := httputil.NewSingleHostReverseProxy(u)
+	forward.ErrorLog = quiet
+	p := &Proxy{URL: "http://" + ln.Addr().String(), forward: forward, release: make(chan struct{})}
+	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
+	go func() { _ = p.srv.Serve(ln) }()
+	return p, nil
+}
+
+// Set changes the fault for the requests that arrive from now on, and frees the requests hanging
+// under the previous one (they are dropped, never forwarded).
+func (p *Proxy) Set(f Fault) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.fault = f
+	if !p.closed {
+		close(p.release)
+		p.release = make(chan struct{})
+	}
+}
+
+// Clear makes the proxy pass requests through again.
+func (p *Proxy) Clear() { p.Set(Fault{}) }
+
+// Calls lists the DynamoDB operation of every request the proxy has received, forwarded or not, in
+// order of arrival.
+func (p *Proxy) Calls() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]string(nil), p.calls...)
+}
+
+// Requests is how many requests the proxy has received, forwarded or not.
+func (p *Proxy) Requests() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.calls)
+}
+
+// Faulted is how many requests the proxy has failed instead of forwarding.
+func (p *Proxy) Faulted() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.faulted
+}
+
+// Close frees hung requests, closes every connection and waits for the proxy's handlers to return.
+func (p *Proxy) Close() error {
+	p.mu.Lock()
+	if !p.closed {
+		p.closed = true
+		close(p.release)
+	}
+	p.mu.Unlock()
+	err := p.srv.Close()
+	p.handled.Wait()
+	return err
+}
+
+// decide returns what to do with one arriving request and the channel that frees it if it hangs; ok
+// is false once the proxy is closing. Counting the handler in under the lock keeps every Add before
+// Close's Wait.
+func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.calls = append(p.calls, op)
+	if p.closed {
+		return Fault{}, nil, false
+	}
+	p.handled.Add(1)
+	if !p.fault.applies(op) {
+		return Fault{}, p.release, true
+	}
+	if p.fault.Mode != Slow {
+		p.faulted++
+	}
+	return p.fault, p.release, true
+}
+
+func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	f, release, ok := p.decide(operation(r))
+	if !ok {
+		drop(w)
+		return
+	}
+	defer p.handled.Done()
+	switch f.Mode {
+	case Pass:
+		p.forward.ServeHTTP(w, r)
+		return
+	case Slow:
+		// The delay ends early when the fault changes; a client that went away gets nothing.
+		if wait(r.Context(), release, f.Delay) {
+			p.forward.ServeHTTP(w, r)
+		} else {
+			drop(w)
+		}
+		return
+	}
+	// The whole request is read first, as DynamoDB would before failing it.
+	_, _ = io.Copy(io.Discard, r.Body)
+	if a, ok := answers[f.Mode]; ok {
+		w.Header().Set("Content-Type", a.contentType)
+		w.Header().Set("X-Amzn-Requestid", "FAULTPROXY")
+		w.WriteHeader(a.status)
+		_, _ = io.WriteString(w, a.body)
+		return
+	}
+	if f.Mode == Hang {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}
+	// Drop, and a hang that ends: no answer at all, the connection just goes away.
+	drop(w)
+}
+
+// wait sleeps d, or less if the fault changes first; it is false if the client went away meanwhile.
+func wait(ctx context.Context, release <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-release:
+		return ctx.Err() == nil
+	case <-ctx.Done():
+		return false
+	}
+}
+
+func drop(w http.ResponseWriter) {
+	hj, ok := w.(http.Hijacker)
+	if !ok {
+		panic(http.ErrAbortHandler) // net/http closes the connection without writing anything
+	}
+	conn, _, err := hj.Hijack()
+	if err != nil {
+		panic(http.ErrAbortHandler)
+	}
+	_ = conn.Close()
+}

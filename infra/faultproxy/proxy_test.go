@@ -1,0 +1,175 @@
+package faultproxy
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// backend is a stand-in for DynamoDB that counts what reaches it.
+func backend(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	t.Helper()
+	var reached atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		reached.Add(1)
+		body, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", amzJSON)
+		_, _ = w.Write(append([]byte("echo:"), body...))
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &reached
+}
+
+func start(t *testing.T) (*Proxy, *atomic.Int64) {
+	t.Helper()
+	srv, reached := backend(t)
+	p, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = p.Close() })
+	return p, reached
+}
+
+// post sends a request of the DynamoDB operation op (none when empty).
+func post(ctx context.Context, url, op string) (*http.Response, string, error) {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(`{"TableName":"t"}`))
+	if op != "" {
+		req.Header.Set("X-Amz-Target", "DynamoDB_20120810."+op)
+	}
+	// A connection of its own per request, so that a dropped one cannot be mistaken for a stale reuse.
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, "", err
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	return resp, string(b), err
+}
+
+func TestErrorModesAnswerAsDynamoDBAndForwardNothing(t *testing.T) {
+	p, reached := start(t)
+	for mode, a := range answers {
+		p.Set(Fault{Mode: mode})
+		resp, body, err := post(context.Background(), p.URL, "GetItem")
+		if err != nil {
+			t.Fatalf("%s: %v", mode, err)
+		}
+		if resp.StatusCode != a.status || body != a.body || resp.Header.Get("Content-Type") != a.contentType {
+			t.Errorf("%s: %d %q %s, want %d %q %s", mode, resp.StatusCode, resp.Header.Get("Content-Type"), body,
+				a.status, a.contentType, a.body)
+		}
+	}
+	if n := reached.Load(); n != 0 {
+		t.Errorf("%d requests reached the backend under error faults", n)
+	}
+	if p.Requests() != len(answers) || p.Faulted() != len(answers) {
+		t.Errorf("seen %d, faulted %d, want %d each", p.Requests(), p.Faulted(), len(answers))
+	}
+	p.Clear()
+	if _, body, err := post(context.Background(), p.URL, "GetItem"); err != nil || body != `echo:{"TableName":"t"}` {
+		t.Errorf("after Clear: %q, %v", body, err)
+	}
+}
+
+func TestDropClosesWithoutAnAnswer(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Drop})
+	if resp, _, err := post(context.Background(), p.URL, "GetItem"); err == nil {
+		t.Fatalf("dropped request answered %d", resp.StatusCode)
+	}
+	if reached.Load() != 0 {
+		t.Error("a dropped request reached the backend")
+	}
+}
+
+func TestHangHoldsUntilClearAndForwardsNothing(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Hang})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := post(context.Background(), p.URL, "GetItem")
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("hung request returned: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Clear()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a hung request got an answer once freed")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Clear did not free the hung request")
+	}
+	if reached.Load() != 0 {
+		t.Error("a hung request reached the backend")
+	}
+}
+
+func TestHangEndsWhenTheClientGivesUpOrTheProxyCloses(t *testing.T) {
+	p, _ := start(t)
+	p.Set(Fault{Mode: Hang})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, _, err := post(ctx, p.URL, "GetItem"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("client deadline: %v", err)
+	}
+	go func() { _, _, _ = post(context.Background(), p.URL, "GetItem") }()
+	for p.Requests() < 2 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	closed := make(chan struct{})
+	go func() { _ = p.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close waited on a hung request")
+	}
+}
+
+func TestSlowForwardsAfterTheDelay(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Slow, Delay: 150 * time.Millisecond})
+	began := time.Now()
+	_, body, err := post(context.Background(), p.URL, "GetItem")
+	if err != nil || body != `echo:{"TableName":"t"}` {
+		t.Fatalf("%q, %v", body, err)
+	}
+	if d := time.Since(began); d < 150*time.Millisecond {
+		t.Errorf("answered after %v, before the delay", d)
+	}
+	if reached.Load() != 1 || p.Faulted() != 0 {
+		t.Errorf("reached %d, faulted %d; want 1, 0", reached.Load(), p.Faulted())
+	}
+}
+
+func TestOpsLimitTheFaultToThoseOperations(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Throttle, Ops: []string{"TransactWriteItems"}})
+	var statuses []int
+	for _, op := range []string{"GetItem", "TransactWriteItems", "Query", ""} {
+		resp, _, err := post(context.Background(), p.URL, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		statuses = append(statuses, resp.StatusCode)
+	}
+	if want := []int{200, 400, 200, 200}; !slices.Equal(statuses, want) || reached.Load() != 3 {
+		t.Errorf("statuses %v, reached %d; want %v, 3", statuses, reached.Load(), want)
+	}
+	if want := []string{"GetItem", "TransactWriteItems", "Query", ""}; !slices.Equal(p.Calls(), want) {
+		t.Errorf("calls %q, want %q", p.Calls(), want)
+	}
+}

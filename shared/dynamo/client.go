@@ -1,0 +1,123 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"syscall"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/aws/retry"
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/credentials"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/smithy-go"
+	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// The time limits of every DynamoDB call (SPEC §9: a request whose store does not answer gets its 503
+// within 3 s, never a hang). The request itself carries the overall deadline (httpapi.RequestBudget,
+// 2 s); these make sure that within it a hung or dropped attempt is given up early enough for another
+// one. DynamoDB answers in milliseconds, so a second is already a fault, not a slow answer.
+const (
+	// AttemptTimeout bounds one HTTP exchange, from dialling to the last byte of the body.
+	AttemptTimeout = 800 * time.Millisecond
+	connectTimeout = 300 * time.Millisecond
+	// MaxAttempts is the SDK's attempts per call: the first and two retries of throttling, 5xx
+	// answers and connection faults. With AttemptTimeout, a hang costs 2 attempts of the budget.
+	MaxAttempts = 3
+	// maxBackoff caps the SDK's jittered exponential backoff (its default, 20 s, is for batch jobs,
+	// not for a client waiting on an API).
+	maxBackoff = 100 * time.Millisecond
+)
+
+// NewClient builds the DynamoDB client once per process (Lambda cold start), with the timeouts and retry
+// budget above. With endpoint set (DynamoDB Local) it uses fixed dummy credentials and a default region,
+// so no AWS set-up is needed locally.
+func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
+	httpClient := awshttp.NewBuildableClient().
+		WithTimeout(AttemptTimeout).
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connectTimeout }).
+		WithTransportOptions(func(t *http.Transport) {
+			t.TLSHandshakeTimeout = connectTimeout
+			t.ResponseHeaderTimeout = AttemptTimeout
+		})
+	loadOpts := []func(*awsconfig.LoadOptions) error{
+		awsconfig.WithHTTPClient(httpClient),
+		awsconfig.WithRetryer(func() aws.Retryer {
+			return retry.NewStandard(func(o *retry.StandardOptions) {
+				o.MaxAttempts = MaxAttempts
+				o.MaxBackoff = maxBackoff
+			})
+		}),
+	}
+	if endpoint != "" {
+		loadOpts = append(loadOpts,
+			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
+			awsconfig.WithDefaultRegion("us-east-1"))
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	opts := optFns
+	if endpoint != "" {
+		opts = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
+			o.BaseEndpoint = aws.String(endpoint)
+			// DynamoDB Local's CRC32 header does not match its bodies of cancelled transactions, which
+			// makes the SDK warn on every one; AWS's does, so validation stays on there.
+			o.DisableValidateResponseChecksum = true
+		}}, optFns...)
+	}
+	return dynamodb.NewFromConfig(cfg, opts...), nil
+}
+
+// fail wraps err with the failing step. A store that is throttled, failing or unreachable (after the
+// SDK's own retries) becomes EUNAVAILABLE, which the API answers with 503 and Retry-After; the rest
+// (a refused request, a missing table, a decoding error) is a fault of ours and stays internal.
+func fail(step string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var de *domain.Error
+	if errors.As(err, &de) {
+		return err
+	}
+	wrapped := fmt.Errorf("%s: %w", step, err)
+	if unavailable(err) {
+		return &domain.Error{Code: domain.EUNAVAILABLE, Err: wrapped}
+	}
+	return wrapped
+}
+
+// unavailable tells the store's faults from ours (SPEC §9): throttling, any 5xx answer, a connection
+// that could not be made or was dropped, an answer cut short, and the request's deadline.
+func unavailable(err error) bool {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) {
+		return true
+	}
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) {
+		switch apiErr.ErrorCode() {
+		case "ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded",
+			"InternalServerError", "ServiceUnavailable", "ServiceUnavailableException", "LimitExceededException":
+			return true
+		}
+	}
+	var respErr *awshttp.ResponseError
+	if errors.As(err, &respErr) && respErr.HTTPStatusCode() >= 500 {
+		return true
+	}
+	var sendErr *smithyhttp.RequestSendError
+	var deserErr *smithy.DeserializationError
+	var netErr net.Error
+	return errors.As(err, &sendErr) || errors.As(err, &deserErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET) ||
+		errors.Is(err, syscall.ECONNREFUSED)
+}

@@ -1,0 +1,154 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+var _ domain.LoginStore = (*Store)(nil)
+
+// failureItem counts the failed logins of one email or one source address in the window that started
+// with the first of them (keys.go: loginFailureEmailKey, loginFailureIPKey). DynamoDB's TTL removes it
+// some time after the window ends; until then window_ends tells that it is over.
+type failureItem struct {
+	Failures   int   `dynamodbav:"failures"`
+	WindowEnds int64 `dynamodbav:"window_ends"` // Unix milliseconds
+}
+
+// LoginState reads the email's claim (which carries the credentials) and both failure windows in one
+// strongly consistent BatchGetItem: an unknown email costs exactly what a known one does.
+func (s *Store) LoginState(ctx context.Context, email, sourceIP string) (domain.LoginState, error) {
+	var keys []key
+	var ek, fek, fik key
+	if email != "" {
+		ek, fek = emailKey(email), loginFailureEmailKey(email)
+		keys = append(keys, ek, fek)
+	}
+	if sourceIP != "" {
+		fik = loginFailureIPKey(sourceIP)
+		keys = append(keys, fik)
+	}
+	var state domain.LoginState
+	if len(keys) == 0 {
+		return state, nil
+	}
+	items, err := s.batchGet(ctx, "read login state", keys)
+	if err != nil {
+		return state, err
+	}
+	if state.EmailFailures, err = decodeFailures(items[fek]); err != nil {
+		return state, err
+	}
+	if state.IPFailures, err = decodeFailures(items[fik]); err != nil {
+		return state, err
+	}
+	if item := items[ek]; item != nil {
+		var claim emailItem
+		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
+			return state, fail("decode email claim", err)
+		}
+		state.Account = &domain.Credentials{UserID: claim.UserID, PasswordHash: claim.PasswordHash, IsActive: claim.IsActive}
+		if claim.PasswordHash == "" {
+			// A claim written before claims carried the credentials: read them from the user (one
+			// more round trip, until the user's next write copies them over).
+			u, err := s.User(ctx, claim.UserID)
+			if err != nil {
+				return state, err
+			}
+			state.Account = &domain.Credentials{UserID: u.ID, PasswordHash: u.PasswordHash, IsActive: u.IsActive}
+		}
+	}
+	return state, nil
+}
+
+func decodeFailures(item map[string]types.AttributeValue) (domain.FailureWindow, error) {
+	if item == nil {
+		return domain.FailureWindow{}, nil
+	}
+	var it failureItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return domain.FailureWindow{}, fail("decode login failures", err)
+	}
+	return domain.FailureWindow{Failures: it.Failures, Ends: time.UnixMilli(it.WindowEnds).UTC()}, nil
+}
+
+// RecordLoginFailure counts the failure against the email and the address at once (two items, two
+// parallel writes: each count stands on its own, so no transaction is needed).
+func (s *Store) RecordLoginFailure(ctx context.Context, email, sourceIP string, seen domain.LoginState, now time.Time) error {
+	type count struct {
+		k    key
+		open bool
+	}
+	var counts []count
+	if email != "" {
+		counts = append(counts, count{loginFailureEmailKey(email), seen.EmailFailures.Open(now)})
+	}
+	if sourceIP != "" {
+		counts = append(counts, count{loginFailureIPKey(sourceIP), seen.IPFailures.Open(now)})
+	}
+	errs := make([]error, len(counts))
+	var wg sync.WaitGroup
+	for i, c := range counts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = s.countFailure(ctx, c.k, c.open, now)
+		}()
+	}
+	wg.Wait()
+	return errors.Join(errs...)
+}
+
+// countFailure adds one to the window open at now, or starts a window when none is; open says which
+// to try first. Each write is conditional on the case it handles, so concurrent failures never lose a
+// count nor start two windows: a write whose condition failed means the other case holds, and the
+// other write follows.
+func (s *Store) countFailure(ctx context.Context, k key, open bool, now time.Time) error {
+	nowMs := number(now.UnixMilli())
+	end := now.Add(domain.LoginWindow)
+	add := &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: k.av(),
+		UpdateExpression:          aws.String("ADD failures :one"),
+		ConditionExpression:       aws.String("window_ends > :now"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":one": number(1), ":now": nowMs},
+	}
+	start := &dynamodb.UpdateItemInput{
+		TableName: aws.String(s.table), Key: k.av(),
+		UpdateExpression:    aws.String("SET failures = :one, window_ends = :end, expires_at_epoch = :ttl"),
+		ConditionExpression: aws.String("attribute_not_exists(PK) OR window_ends <= :now"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":one": number(1), ":now": nowMs, ":end": number(end.UnixMilli()), ":ttl": number(end.Unix()),
+		},
+	}
+	writes := []*dynamodb.UpdateItemInput{start, add}
+	if open {
+		writes = []*dynamodb.UpdateItemInput{add, start}
+	}
+	for range 2 {
+		for _, in := range writes {
+			_, err := s.db.UpdateItem(ctx, in)
+			if !conditionalCheckFailed(err) {
+				return fail("count login failure", err)
+			}
+		}
+	}
+	return &domain.Error{Code: domain.ECONFLICT, Detail: "login failure window kept changing"}
+}
+
+func number(n int64) types.AttributeValue {
+	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
+}
+
+func conditionalCheckFailed(err error) bool {
+	var ccf *types.ConditionalCheckFailedException
+	return errors.As(err, &ccf)
+}
