@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	awsconfig "github.com/aws/aws-sdk-go-v2/config"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -105,7 +107,7 @@ func run(ctx context.Context, path, target string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	client, err := dynamo.NewClient(ctx, dest.endpoint)
+	client, err := newClient(ctx, dest)
 	if err != nil {
 		return err
 	}
@@ -144,4 +146,18 @@ func run(ctx context.Context, path, target string, out io.Writer) error {
 	}
 	fmt.Fprintf(out, "loaded %s into table %s\n%s", path, dest.table, sum)
 	return nil
+}
+
+// newClient is the DynamoDB Local client of the local target, or for AWS a client with the SDK's whole
+// chain of region and credentials (environment, profiles, single sign-on), which the functions' own
+// client leaves out (dynamo.NewClient reads Lambda's environment only).
+func newClient(ctx context.Context, dest destination) (*dynamodb.Client, error) {
+	if dest.target != targetAWS {
+		return dynamo.NewClient(ctx, dest.endpoint)
+	}
+	cfg, err := awsconfig.LoadDefaultConfig(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("load AWS config: %w", err)
+	}
+	return dynamo.NewClientFromConfig(cfg, ""), nil
 }

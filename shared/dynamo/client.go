@@ -7,13 +7,13 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	awsconfig "github.com/aws/aws-sdk-go-v2/config"
 	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
@@ -38,33 +38,34 @@ const (
 )
 
 // NewClient builds the DynamoDB client once per process (Lambda cold start), with the timeouts and retry
-// budget above. With endpoint set (DynamoDB Local) it uses fixed dummy credentials and a default region,
-// so no AWS set-up is needed locally.
+// budget above. Region and credentials come from the environment alone, as Lambda sets it (AWS_REGION,
+// and the function role's AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN): no file,
+// profile or metadata lookups at cold start, and none of the SDK's credential chain (SSO, STS, IMDS) in
+// the binary. With endpoint set (DynamoDB Local) it uses fixed dummy credentials and a default region,
+// so no AWS set-up is needed locally. ctx is not used: nothing is looked up.
 func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
-	httpClient := awshttp.NewBuildableClient().
+	cfg, err := environmentConfig(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	return NewClientFromConfig(cfg, endpoint, optFns...), nil
+}
+
+// NewClientFromConfig is NewClient with the region and credentials of cfg: for a tool that resolves
+// the SDK's whole chain of profiles and single sign-on itself (make seed TARGET=aws).
+func NewClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	cfg.HTTPClient = awshttp.NewBuildableClient().
 		WithTimeout(AttemptTimeout).
 		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connectTimeout }).
 		WithTransportOptions(func(t *http.Transport) {
 			t.TLSHandshakeTimeout = connectTimeout
 			t.ResponseHeaderTimeout = AttemptTimeout
 		})
-	loadOpts := []func(*awsconfig.LoadOptions) error{
-		awsconfig.WithHTTPClient(httpClient),
-		awsconfig.WithRetryer(func() aws.Retryer {
-			return retry.NewStandard(func(o *retry.StandardOptions) {
-				o.MaxAttempts = MaxAttempts
-				o.MaxBackoff = maxBackoff
-			})
-		}),
-	}
-	if endpoint != "" {
-		loadOpts = append(loadOpts,
-			awsconfig.WithCredentialsProvider(credentials.NewStaticCredentialsProvider("local", "local", "")),
-			awsconfig.WithDefaultRegion("us-east-1"))
-	}
-	cfg, err := awsconfig.LoadDefaultConfig(ctx, loadOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("load AWS config: %w", err)
+	cfg.Retryer = func() aws.Retryer {
+		return retry.NewStandard(func(o *retry.StandardOptions) {
+			o.MaxAttempts = MaxAttempts
+			o.MaxBackoff = maxBackoff
+		})
 	}
 	opts := optFns
 	if endpoint != "" {
@@ -75,7 +76,28 @@ func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Op
 			o.DisableValidateResponseChecksum = true
 		}}, optFns...)
 	}
-	return dynamodb.NewFromConfig(cfg, opts...), nil
+	return dynamodb.NewFromConfig(cfg, opts...)
+}
+
+func environmentConfig(endpoint string) (aws.Config, error) {
+	region := os.Getenv("AWS_REGION")
+	if region == "" {
+		region = os.Getenv("AWS_DEFAULT_REGION")
+	}
+	if endpoint != "" {
+		if region == "" {
+			region = "us-east-1"
+		}
+		return aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, nil
+	}
+	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
+	if region == "" || key == "" || secret == "" {
+		return aws.Config{}, errors.New("dynamodb client: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT for DynamoDB Local")
+	}
+	return aws.Config{
+		Region:      region,
+		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN"))),
+	}, nil
 }
 
 // fail wraps err with the failing step. A store that is throttled, failing or unreachable (after the
