@@ -6,7 +6,7 @@ DDB         := infra/scripts/dynamodb-local.sh
 FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction
 GOFLAGS_LAMBDA := -trimpath -tags lambda.norpc -ldflags='-s -w'
 
-.PHONY: run test seed build bench dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: run test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
@@ -16,14 +16,24 @@ run:
 test:
 	@infra/scripts/test.sh
 
-## seed FILE=...: load a fixture (SPEC §7) into the table `make run` serves, or TABLE_NAME in AWS
+## seed FILE=... [TARGET=aws TABLE_NAME=...]: load a fixture (SPEC §7) into the table `make run` serves, or into a deployed table
+# TARGET counts only when given on the command line: SPEC §7 wants writing to AWS never implied by an
+# environment variable, and make would otherwise take an exported TARGET as this variable too.
 seed:
-	@test -n "$(FILE)" || { echo "usage: make seed FILE=path/to/fixture.json" >&2; exit 2; }
-	@infra/scripts/seed.sh "$(FILE)"
+	@test -n "$(FILE)" || { echo "usage: make seed FILE=path/to/fixture.json [TARGET=aws TABLE_NAME=<table>]" >&2; exit 2; }
+	@infra/scripts/seed.sh "$(FILE)" "$(if $(filter command line,$(origin TARGET)),$(TARGET),local)"
 
 ## bench: the benchmarks, against DynamoDB Local
 bench:
 	@infra/scripts/test.sh bench
+
+## fuzz: every go test -fuzz target alone for FUZZTIME (default 30s), against DynamoDB Local; prints executions
+fuzz:
+	@infra/scripts/fuzz.sh
+
+## coldstart: each function's bootstrap under a Lambda Runtime API stand-in against DynamoDB Local: cold start (median of 20) and warm time vs a hello-world bootstrap, size, peak RSS
+coldstart:
+	@infra/scripts/coldstart.sh
 
 ## build: one linux/arm64 bootstrap per function under .local/build/<Function>/
 build:
