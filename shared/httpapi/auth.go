@@ -26,7 +26,7 @@ type Authenticator struct {
 // Bearer returns the token the request carries, or EUNAUTHENTICATED with DRF's message for a header that
 // carries none or a malformed one.
 func Bearer(r *http.Request) (domain.TokenRef, error) {
-	words := strings.Fields(r.Header.Get("Authorization"))
+	words := headerWords(r.Header.Get("Authorization"))
 	if len(words) == 0 || !strings.EqualFold(words[0], "bearer") {
 		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgNoCredentials)
 	}
@@ -69,3 +69,15 @@ func (a *Authenticator) Authenticate(r *http.Request) (domain.User, error) {
 }
 
 func invalidToken() error { return domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgInvalidToken) }
+
+// headerWords splits a header as DRF's get_authorization_header(request).split() does: the header as
+// bytes, split at ASCII white space only (a no-break space is part of a word).
+func headerWords(h string) []string {
+	return strings.FieldsFunc(h, func(r rune) bool {
+		switch r {
+		case ' ', '\t', '\n', '\r', '\v', '\f':
+			return true
+		}
+		return false
+	})
+}
