@@ -16,12 +16,16 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// Handlers returns each function's router by its template.yaml logical id.
+// Handlers returns each function's router by its template.yaml logical id, allowing cfg's CORS origins.
 func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config, now func() time.Time) map[string]*httpapi.Router {
-	return map[string]*httpapi.Router{
+	handlers := map[string]*httpapi.Router{
 		"AuthFunction":        auth.New(store, log, cfg.TokenTTL, now),
 		"UsersFunction":       users.New(store, log, now),
 		"InvitationsFunction": invitations.New(store, log, cfg.InvitationTTL, now),
 		"CommentsFunction":    comments.New(store, log, now),
 	}
+	for _, h := range handlers {
+		h.AllowOrigins(cfg.CORSAllowedOrigins)
+	}
+	return handlers
 }

@@ -3,7 +3,10 @@ package config
 
 import (
 	"fmt"
+	"net/url"
 	"os"
+	"strconv"
+	"strings"
 	"time"
 )
 
@@ -15,6 +18,9 @@ type Config struct {
 	InvitationTTL    time.Duration // INVITATION_TTL: invitation validity from its last save, default 7 days
 	APIAddr          string        // API_ADDR: where the local server listens, default 127.0.0.1:3000
 	LogFormat        string        // LOG_FORMAT: "json" (the default in Lambda) or "text"
+	// CORS_ALLOWED_ORIGINS: comma-separated browser origins allowed to call the API, in the form a
+	// browser sends them; empty (the default) for no CORS at all.
+	CORSAllowedOrigins []string
 }
 
 // Defaults of SPEC §8.
@@ -41,6 +47,9 @@ func FromEnv() (Config, error) {
 	if c.InvitationTTL, err = duration("INVITATION_TTL", DefaultInvitationTTL); err != nil {
 		return Config{}, err
 	}
+	if c.CORSAllowedOrigins, err = origins("CORS_ALLOWED_ORIGINS"); err != nil {
+		return Config{}, err
+	}
 	return c, nil
 }
 
@@ -61,4 +70,70 @@ func duration(name string, def time.Duration) (time.Duration, error) {
 		return 0, fmt.Errorf("config: %s=%q is not a positive Go duration such as 24h", name, v)
 	}
 	return d, nil
+}
+
+// origins reads a comma-separated list of origins (scheme://host[:port], nothing after). Blank entries
+// are dropped. Each is returned as a browser serialises its Origin header (scheme and host lower-case,
+// no default port), since the router compares them exactly with what browsers send; anything else
+// (a path, even "/", a query, credentials, another scheme) is an error: it could never match.
+func origins(name string) ([]string, error) {
+	var out []string
+	for _, entry := range strings.Split(os.Getenv(name), ",") {
+		entry = strings.TrimSpace(entry)
+		if entry == "" {
+			continue
+		}
+		o, err := origin(entry)
+		if err != nil {
+			return nil, fmt.Errorf("config: %s: %q is not an origin such as https://app.example.com: %w", name, entry, err)
+		}
+		out = append(out, o)
+	}
+	return out, nil
+}
+
+func origin(s string) (string, error) {
+	u, err := url.Parse(s)
+	if err != nil {
+		return "", err
+	}
+	scheme := strings.ToLower(u.Scheme)
+	switch {
+	case scheme != "http" && scheme != "https":
+		return "", fmt.Errorf("scheme %q, want http or https", u.Scheme)
+	case u.Opaque != "" || u.Host == "":
+		return "", fmt.Errorf("no host")
+	case u.User != nil:
+		return "", fmt.Errorf("credentials in the origin")
+	case u.Path != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || strings.Contains(s, "#"):
+		return "", fmt.Errorf("a path, query or fragment after the host")
+	}
+	host, port := strings.ToLower(u.Hostname()), u.Port()
+	if host == "" {
+		return "", fmt.Errorf("no host")
+	}
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]" // IPv6 literal
+	} else if strings.Trim(host, "abcdefghijklmnopqrstuvwxyz0123456789.-") != "" {
+		// No wildcard ("*.example.com"); an internationalised name is sent in its punycode (xn--) form.
+		return "", fmt.Errorf("host %q: want letters, digits, dots and hyphens", host)
+	}
+	if strings.HasSuffix(u.Host, ":") {
+		return "", fmt.Errorf("empty port")
+	}
+	if port != "" {
+		n, err := strconv.Atoi(port)
+		if err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("port %q", port)
+		}
+		if (scheme == "http" && n == 80) || (scheme == "https" && n == 443) {
+			port = "" // the scheme's default: browsers leave it out
+		} else {
+			port = strconv.Itoa(n)
+		}
+	}
+	if port != "" {
+		return scheme + "://" + host + ":" + port, nil
+	}
+	return scheme + "://" + host, nil
 }

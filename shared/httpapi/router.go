@@ -32,11 +32,13 @@ type route struct {
 
 // Router serves a function's routes. A pattern matches its path with or without the trailing slash
 // (SPEC §1: no redirect, a redirect loses a POST body); `{name}` matches one segment, read with
-// r.PathValue(name). Unknown paths answer DRF's 404, known paths with another method DRF's 405.
+// r.PathValue(name). Unknown paths answer DRF's 404, known paths with another method DRF's 405; a CORS
+// preflight from an allowed origin (AllowOrigins) is answered by the router itself.
 type Router struct {
-	routes []route
-	log    *slog.Logger
-	budget time.Duration
+	routes  []route
+	log     *slog.Logger
+	budget  time.Duration
+	origins map[string]bool // AllowOrigins; empty: no CORS
 }
 
 // RequestBudget is how long a request may wait for its store in all (SPEC §9: a 503 within 3 s of
@@ -93,6 +95,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: base})
 	r = r.WithContext(ctx)
 	w.Header().Set("X-Request-Id", reqID)
+	preflight := rt.cors(w.Header(), r)
 	rec := &statusRecorder{ResponseWriter: w}
 	defer func() {
 		if p := recover(); p != nil {
@@ -102,7 +105,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			"duration_ms", time.Since(start).Milliseconds())
 	}()
 	path := strings.TrimPrefix(r.URL.Path, base)
-	err := rt.dispatch(rec, r, path)
+	err := rt.dispatch(rec, r, path, preflight)
 	if err == nil && rec.status == 0 {
 		err = fmt.Errorf("handler for %s %s wrote no response", r.Method, path)
 	}
@@ -121,7 +124,9 @@ func (rt *Router) deadline(ctx context.Context, start time.Time) time.Time {
 	return d
 }
 
-func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) error {
+// dispatch runs the route of r's method and path. A preflight (from an allowed origin) on a known path is
+// answered 204 before any handler, so before authentication: a browser sends no credentials with it.
+func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string, preflight bool) error {
 	segs := splitPath(path)
 	// HEAD is GET without the body, as Django serves it.
 	method := r.Method
@@ -150,6 +155,10 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string) 
 		return domain.NotFound()
 	}
 	sort.Strings(allowed)
+	if preflight {
+		writePreflight(w, allowed)
+		return nil
+	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	return domain.Errorf(domain.EMETHOD, "Method \"%s\" not allowed.", r.Method)
 }

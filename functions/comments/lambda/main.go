@@ -11,5 +11,6 @@ import (
 func main() {
 	env := service.MustLoad()
 	h := comments.New(env.Store, env.Log, env.Now)
+	h.AllowOrigins(env.Config.CORSAllowedOrigins)
 	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }

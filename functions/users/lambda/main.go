@@ -10,5 +10,7 @@ import (
 
 func main() {
 	env := service.MustLoad()
-	lambda.Start(httpadapter.New(users.New(env.Store, env.Log, env.Now)).ProxyWithContext)
+	h := users.New(env.Store, env.Log, env.Now)
+	h.AllowOrigins(env.Config.CORSAllowedOrigins)
+	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }
