@@ -18,7 +18,9 @@ fi
 echo "DynamoDB Local at $DYNAMODB_ENDPOINT"
 if [ "${1:-}" = bench ]; then
   # Benchmarks without the race detector, which would distort them.
-  go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} ./...
+  go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} $(go list ./... | grep -v '/infra/bench$')
+  # The table of every operation against its target (issue 8): BENCH_ROUNDS rounds of one request each.
+  go test -run='^$' -bench=Operations -benchmem -benchtime="${BENCH_ROUNDS:-400}x" -count=1 ${BENCH_FLAGS:-} ./infra/bench
   exit 0
 fi
 unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './.local/*'))

@@ -1,0 +1,241 @@
+package bench_test
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"runtime"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reportingplatform/api/infra/bench"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// BenchmarkOperations sends every operation of the API through the full local path (API Gateway event
+// → aws-lambda-go-api-proxy → handler → DynamoDB Local), one request at a time, and prints one table:
+// each operation's sequential round trips and calls, p50 and p99, allocations, request units and their
+// on-demand price, and its target, met or not. Each b.Loop iteration is a round of one request of every
+// operation of a group, so that a machine that slows down during the run slows every operation alike
+// and the ratios hold; run it with -benchtime=<rounds>x (`make bench`: BENCH_ROUNDS, default 400).
+//
+// Two groups, each in rounds with its own baseline, measured in the same run:
+//   - DynamoDB-bound operations, with a raw GetItem of a small item through the same SDK client. Target
+//     (issue 8): p50 ≤ round trips × GetItem p50 + 1 ms.
+//   - Password-bound operations, with one bare argon2id hash at the service's parameters. Login's target
+//     (issue 8): p50 ≤ 1.2 × hash p50. Creating a user hashes the new password before its write, so its
+//     target is the DynamoDB one plus one hash.
+//
+// They are kept apart because each Lambda function is a process of its own: the 19 MiB that every
+// argon2id hash allocates would otherwise bring garbage collections into the comment and invitation
+// requests that follow, which in AWS never share a heap with a login.
+//
+// The handlers' store uses a client built by dynamo.NewClient, as the Lambda mains build it, with one
+// middleware added (bench.Recorder: consumed capacity and call timing). Timed requests go straight to
+// the gateway; the warm-up requests go through testkit.Do, which checks them against openapi.yaml.
+func BenchmarkOperations(b *testing.B) {
+	w := newWorld(b)
+	store := []*operation{w.getItem(), w.getInvitation(), w.patchInvitation(), w.list(false), w.list(true),
+		w.getComment(false), w.getComment(true), w.putComment(), w.patchComment(), w.preflight()}
+	hashed := []*operation{w.hash(), w.login(), w.createUser()}
+	for _, g := range []struct {
+		name string
+		ops  []*operation
+	}{{"dynamodb", store}, {"argon2id", hashed}} {
+		if !b.Run(g.name, func(b *testing.B) { w.rounds(b, g.ops) }) {
+			return
+		}
+	}
+	for _, op := range append(store, hashed...) {
+		if op.stats.N() > 0 {
+			op.allocs = w.allocsPerRequest(b, op)
+		}
+	}
+
+	rows := append(storeRows(store), hashRows(hashed, store[0])...)
+	met, targets := 0, 0
+	for _, r := range rows {
+		if r.Target > 0 {
+			targets++
+		}
+		if r.Met() {
+			met++
+		}
+	}
+	fmt.Printf("\nOperations through API Gateway event → adapter → handler → DynamoDB Local at %s: %d rounds, GOMAXPROCS %d\n",
+		os.Getenv("DYNAMODB_ENDPOINT"), max(store[0].stats.N(), hashed[0].stats.N()), runtime.GOMAXPROCS(0))
+	if err := bench.WriteTable(os.Stdout, rows); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Println()
+	if err := bench.WriteBreakdown(os.Stdout, rows); err != nil {
+		b.Fatal(err)
+	}
+	if hash := hashed[0].stats.Percentile(50); hash > 0 {
+		fmt.Printf("login p50 / argon2id p50 = %.2f (target ≤ 1.20)\n", float64(hashed[1].stats.Percentile(50))/float64(hash))
+	}
+	fmt.Printf("targets met: %d of %d\n", met, targets)
+	fmt.Printf("RCU, WCU: request units per request as AWS bills them (bench.Billed); $/million requests at us-east-1 on-demand $%.3f per million reads, $%.3f per million writes\n\n",
+		bench.DollarsPerMillionReadUnits, bench.DollarsPerMillionWriteUnits)
+}
+
+// storeRows are the DynamoDB-bound operations' rows, the GetItem baseline first: target round trips ×
+// GetItem p50 + 1 ms. None when the group did not run (-bench=Operations/argon2id).
+func storeRows(ops []*operation) []bench.Row {
+	getItem := ops[0].stats.Percentile(50)
+	if getItem == 0 {
+		return nil
+	}
+	var rows []bench.Row
+	for _, op := range ops {
+		row := bench.Row{Name: op.name, Stats: &op.stats, Allocs: op.allocs}
+		if op.run == nil {
+			row.Target = time.Duration(op.stats.RoundTrips())*getItem + time.Millisecond
+			row.Rule = fmt.Sprintf("%d × GetItem + 1 ms", op.stats.RoundTrips())
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// hashRows are the password-bound operations' rows, the argon2id baseline first: login's target is
+// 1.2 × hash p50; creating a user, which hashes the new password between its round trips, has the
+// DynamoDB target plus one hash (when the DynamoDB group ran; else none).
+func hashRows(ops []*operation, getItemOp *operation) []bench.Row {
+	hash, getItem := ops[0].stats.Percentile(50), getItemOp.stats.Percentile(50)
+	if hash == 0 {
+		return nil
+	}
+	base, login, create := ops[0], ops[1], ops[2]
+	rows := []bench.Row{
+		{Name: base.name, Stats: &base.stats, Allocs: base.allocs},
+		{Name: login.name, Stats: &login.stats, Allocs: login.allocs, Target: hash * 6 / 5, Rule: "1.2 × hash"},
+		{Name: create.name, Stats: &create.stats, Allocs: create.allocs},
+	}
+	if getItem > 0 {
+		rt := create.stats.RoundTrips()
+		rows[2].Target = hash + time.Duration(rt)*getItem + time.Millisecond
+		rows[2].Rule = fmt.Sprintf("hash + %d × GetItem + 1 ms", rt)
+	}
+	return rows
+}
+
+// operation is one row of the table: a request sent through the gateway, or a baseline to run.
+type operation struct {
+	name    string
+	request func() testkit.Request // the next request; bodies may differ from one request to the next
+	status  int                    // the status every request must get
+	run     func() error           // a baseline, instead of a request
+	// undeclared marks a request openapi.yaml declares no operation for (a CORS preflight, which
+	// browsers send by themselves): its warm-ups skip testkit.Do's contract check.
+	undeclared bool
+	stats      bench.Stats
+	allocs     float64
+}
+
+// warmUps is how many requests of each operation go first, untimed: through testkit.Do, which checks
+// them against openapi.yaml, but for undeclared ones.
+const warmUps = 5
+
+// rounds warms every operation up, then times one request of each per b.Loop iteration.
+func (w *world) rounds(b *testing.B, ops []*operation) {
+	for _, op := range ops {
+		for range warmUps {
+			if op.run != nil {
+				if err := op.run(); err != nil {
+					b.Fatalf("%s: %v", op.name, err)
+				}
+				continue
+			}
+			if op.undeclared {
+				w.measure(b, op)
+				continue
+			}
+			if resp := testkit.Do(b, w.gw, op.request()); resp.Status != op.status {
+				b.Fatalf("%s: status %d, want %d: %s", op.name, resp.Status, op.status, resp.Body)
+			}
+		}
+	}
+	for _, op := range ops {
+		op.stats = bench.Stats{} // forget the warm-ups measure recorded
+	}
+	runtime.GC()
+	for b.Loop() {
+		for _, op := range ops {
+			w.measure(b, op)
+		}
+	}
+}
+
+// measure times one request (or baseline run) and records its calls. The clock covers only the
+// gateway's ServeHTTP: building the request is the client's work.
+func (w *world) measure(b *testing.B, op *operation) {
+	var (
+		r   *http.Request
+		rr  *httptest.ResponseRecorder
+		err error
+	)
+	if op.run == nil {
+		r, rr = newHTTPRequest(op.request()), httptest.NewRecorder()
+	}
+	w.rec.Reset()
+	start := time.Now()
+	if op.run != nil {
+		err = op.run()
+	} else {
+		w.gw.ServeHTTP(rr, r)
+	}
+	elapsed := time.Since(start)
+	if err != nil {
+		b.Fatalf("%s: %v", op.name, err)
+	}
+	if rr != nil && rr.Code != op.status {
+		b.Fatalf("%s: status %d, want %d: %s", op.name, rr.Code, op.status, rr.Body)
+	}
+	op.stats.Add(elapsed, w.rec.Calls())
+}
+
+// allocRuns is how many requests testing.AllocsPerRun averages over.
+const allocRuns = 20
+
+// allocsPerRequest counts the allocations of one request, every goroutine's (the SDK's HTTP transport
+// included), without those of building the request and its recorder.
+func (w *world) allocsPerRequest(b *testing.B, op *operation) float64 {
+	if op.run != nil {
+		return testing.AllocsPerRun(allocRuns, func() { _ = op.run() })
+	}
+	reqs := make([]*http.Request, allocRuns+1) // AllocsPerRun runs once more first, to warm up
+	recs := make([]*httptest.ResponseRecorder, len(reqs))
+	for i := range reqs {
+		reqs[i], recs[i] = newHTTPRequest(op.request()), httptest.NewRecorder()
+	}
+	i := 0
+	allocs := testing.AllocsPerRun(allocRuns, func() {
+		w.rec.Reset()
+		w.gw.ServeHTTP(recs[i], reqs[i])
+		i++
+	})
+	for _, rr := range recs {
+		if rr.Code != op.status {
+			b.Fatalf("%s: status %d, want %d: %s", op.name, rr.Code, op.status, rr.Body)
+		}
+	}
+	return allocs
+}
+
+// newHTTPRequest is the request testkit.Do would send for req.
+func newHTTPRequest(req testkit.Request) *http.Request {
+	r := httptest.NewRequest(req.Method, "http://127.0.0.1:3000"+req.Path, strings.NewReader(req.Body))
+	if req.Body != "" {
+		r.Header.Set("Content-Type", "application/json")
+	}
+	if req.Token != "" {
+		r.Header.Set("Authorization", "Bearer "+req.Token)
+	}
+	for k, v := range req.Header {
+		r.Header.Set(k, v)
+	}
+	return r
+}

@@ -1,0 +1,10 @@
+package bench_test
+
+import (
+	"testing"
+
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// TestMain searches every line the package's requests log for passwords, hashes and tokens (SPEC §9).
+func TestMain(m *testing.M) { testkit.Main(m) }

@@ -1,0 +1,208 @@
+package bench_test
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"net/http"
+	"os"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/bench"
+	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/shared/config"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/password"
+	"github.com/reportingplatform/api/shared/testkit"
+	"golang.org/x/crypto/argon2"
+)
+
+// world is a fresh table with one organization's data, and the four functions in front of it.
+type world struct {
+	db     *testkit.DB
+	client *dynamodb.Client
+	rec    *bench.Recorder
+	gw     http.Handler
+	seq    int // numbers the bodies that must differ
+
+	staff, alice, amy                domain.User // alice administers Acme and wrote comments; amy is a member
+	staffToken, aliceToken, amyToken string
+	invitation, object               string
+	aliceComment, ownRead, edited    string // amy reads the first; alice reads the second, writes the third
+}
+
+// corsOrigin is the browser origin the API is deployed to allow (CorsAllowedOrigins).
+const corsOrigin = "https://app.example.com"
+
+const getItemPK = "BENCH#GETITEM" // the baseline's item, in the table's PK/SK (shared/dynamo/schema.go)
+
+func newWorld(b *testing.B) *world {
+	b.Helper()
+	db := testkit.NewDB(b)
+	rec := &bench.Recorder{}
+	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), rec.Register)
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: config.DefaultInvitationTTL, CORSAllowedOrigins: []string{corsOrigin}}
+	handlers := map[string]http.Handler{}
+	for id, h := range stack.Handlers(dynamo.New(client, db.Table), testkit.Log(b), cfg, time.Now) {
+		handlers[id] = h
+	}
+	w := &world{db: db, client: client, rec: rec, gw: testkit.Gateway(b, handlers)}
+	w.staff = db.User(b, testkit.NewUser{Staff: true})
+	w.alice = db.User(b, testkit.NewUser{FirstName: domain.Ptr("Alice"), LastName: domain.Ptr("Liddell")})
+	w.amy = db.User(b, testkit.NewUser{FirstName: domain.Ptr("Amy"), LastName: domain.Ptr("Pond")})
+	w.staffToken, w.aliceToken, w.amyToken = db.Token(b, w.staff, time.Hour), db.Token(b, w.alice, time.Hour), db.Token(b, w.amy, time.Hour)
+	w.load(b, cfg)
+	_, err = client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
+		"value": &types.AttributeValueMemberS{Value: "a small item"},
+	}})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return w
+}
+
+// load writes Acme: alice (administrator) and amy (member), two portfolios, a pending invitation by
+// alice, and an object with 100 comments by both, every other one tagged "t".
+func (w *world) load(b *testing.B, cfg config.Config) {
+	b.Helper()
+	acme, aliceMember := uuid.NewString(), uuid.NewString()
+	folios := []string{uuid.NewString(), uuid.NewString()}
+	w.invitation, w.object = uuid.NewString(), uuid.NewString()
+	f := fixture.File{
+		Organizations: []fixture.Organization{{ID: acme, Name: "Acme Analytics"}},
+		Members: []fixture.Member{
+			{ID: aliceMember, OrganizationID: acme, UserID: w.alice.ID, Role: domain.Ptr(2)},
+			{ID: uuid.NewString(), OrganizationID: acme, UserID: w.amy.ID, Role: domain.Ptr(0)},
+		},
+		Portfolios: []fixture.Portfolio{
+			{ID: folios[0], OrganizationID: acme, Name: "Growth"}, {ID: folios[1], OrganizationID: acme, Name: "Retention"},
+		},
+		Invitations: []fixture.Invitation{{ID: w.invitation, OrganizationID: acme, InviterMemberID: aliceMember,
+			Email: "invitee@example.com", FirstName: domain.Ptr("Bob"), AccessiblePortfolioIDs: folios}},
+	}
+	base := time.Now().UTC().Add(-time.Hour)
+	for i := range 100 {
+		c := fixture.Comment{ID: uuid.NewString(), OrganizationID: acme, CommenterID: w.alice.ID,
+			ContentType: "report", ObjectID: w.object, Text: fmt.Sprintf("Comment %d on the quarterly report.", i),
+			CreatedAt: domain.Ptr(base.Add(time.Duration(i) * time.Second).Format(time.RFC3339Nano))}
+		if i%2 == 1 {
+			c.CommenterID = w.amy.ID
+		}
+		if i%2 == 0 {
+			c.Tag = domain.Ptr("t")
+		}
+		f.Comments = append(f.Comments, c)
+	}
+	w.aliceComment, w.ownRead, w.edited = f.Comments[0].ID, f.Comments[2].ID, f.Comments[4].ID
+	w.db.Load(b, f, time.Now(), cfg.InvitationTTL)
+}
+
+// next numbers a body that must differ from the previous ones.
+func (w *world) next() int { w.seq++; return w.seq }
+
+func (w *world) getItem() *operation {
+	in := &dynamodb.GetItemInput{TableName: aws.String(w.db.Table), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+		"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
+	}}
+	return &operation{name: "raw GetItem (baseline)", run: func() error {
+		out, err := w.client.GetItem(context.Background(), in)
+		if err == nil && out.Item == nil {
+			err = fmt.Errorf("GetItem found no item")
+		}
+		return err
+	}}
+}
+
+func (w *world) getInvitation() *operation {
+	return &operation{name: "GET invitation", status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.amyToken}
+	}}
+}
+
+func (w *world) patchInvitation() *operation {
+	return &operation{name: "PATCH invitation", status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.aliceToken,
+			Body: fmt.Sprintf(`{"first_name": "Bob %d"}`, w.next())}
+	}}
+}
+
+func (w *world) list(tagged bool) *operation {
+	name, path := "comment list, page 1", "/api/v1/comments/?content_type=report&object_id="+w.object
+	if tagged {
+		name, path = "comment list, page 1, tag", path+"&tag=t"
+	}
+	return &operation{name: name, status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "GET", Path: path, Token: w.amyToken}
+	}}
+}
+
+func (w *world) getComment(own bool) *operation {
+	name, id, token := "GET comment, another's", w.aliceComment, w.amyToken
+	if own {
+		name, id, token = "GET comment, one's own", w.ownRead, w.aliceToken
+	}
+	return &operation{name: name, status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "GET", Path: "/api/v1/comments/" + id + "/", Token: token}
+	}}
+}
+
+func (w *world) putComment() *operation {
+	return &operation{name: "PUT comment", status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
+			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "Replaced text %d."}`, w.object, w.next())}
+	}}
+}
+
+func (w *world) patchComment() *operation {
+	return &operation{name: "PATCH comment", status: 200, request: func() testkit.Request {
+		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
+			Body: fmt.Sprintf(`{"text": "Edited text %d."}`, w.next())}
+	}}
+}
+
+// preflight is a browser's CORS preflight before a PATCH of a comment: answered by the router
+// without authentication or DynamoDB.
+func (w *world) preflight() *operation {
+	return &operation{name: "CORS preflight", status: 204, undeclared: true, request: func() testkit.Request {
+		return testkit.Request{Method: "OPTIONS", Path: "/api/v1/comments/" + w.edited + "/", Header: map[string]string{
+			"Origin": corsOrigin, "Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "authorization, content-type",
+		}}
+	}}
+}
+
+// hash is one argon2id key derivation at the parameters password.Hash uses, without its salt
+// generation and encoding: what a login's password check costs at least.
+func (w *world) hash() *operation {
+	salt := make([]byte, password.ArgonSaltLen)
+	_, _ = rand.Read(salt)
+	plain := []byte(testkit.DefaultPassword)
+	return &operation{name: "argon2id hash (baseline)", run: func() error {
+		argon2.IDKey(plain, salt, password.ArgonTime, password.ArgonMemoryKiB, password.ArgonThreads, password.ArgonKeyLen)
+		return nil
+	}}
+}
+
+func (w *world) login() *operation {
+	body := fmt.Sprintf(`{"username": "%s", "password": "%s"}`, w.alice.Email, testkit.DefaultPassword)
+	return &operation{name: "login", status: 201, request: func() testkit.Request {
+		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body}
+	}}
+}
+
+func (w *world) createUser() *operation {
+	return &operation{name: "create user", status: 201, request: func() testkit.Request {
+		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: w.staffToken,
+			Body: fmt.Sprintf(`{"email": "new-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, w.next())}
+	}}
+}
