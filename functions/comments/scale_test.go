@@ -44,7 +44,7 @@ func TestTwoHundredRoundsOnOneComment(t *testing.T) {
 	}
 	writes := 0
 	for _, op := range e.db.Calls.Ops() {
-		if op == "TransactWriteItems" {
+		if op == "TransactWriteItems" || op == "UpdateItem" {
 			writes++
 		}
 	}

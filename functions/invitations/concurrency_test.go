@@ -44,7 +44,7 @@ func (w *world) race(t *testing.T, ids []string, bodies [][2]string) [][2]testki
 func lostRaces(w *world, landed int) int {
 	n := 0
 	for _, op := range w.db.Calls.Ops() {
-		if op == "TransactWriteItems" {
+		if op == "TransactWriteItems" || op == "UpdateItem" {
 			n++
 		}
 	}

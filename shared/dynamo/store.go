@@ -166,6 +166,11 @@ func (s *Store) transact(ctx context.Context, step string, items []types.Transac
 	for i := range items {
 		setTable(&items[i], s.table)
 	}
+	if len(items) == 1 {
+		// One item needs no transaction: its own conditional write is as atomic, costs half the write
+		// units (DynamoDB bills transactional writes twice) and answers sooner.
+		return s.writeOne(ctx, step, items[0])
+	}
 	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
 	if err == nil {
 		return nil
@@ -192,6 +197,39 @@ func (s *Store) transact(ctx context.Context, step string, items []types.Transac
 	var inProgress *types.TransactionInProgressException
 	if errors.As(err, &inProgress) {
 		return &domain.Error{Code: domain.ECONFLICT, Err: fmt.Errorf("%s: %w", step, err)}
+	}
+	return fail(step, err)
+}
+
+// writeOne sends a transaction's only item as a plain conditional write, with the outcomes of transact:
+// a failed condition comes back as *cancelled naming item 0.
+func (s *Store) writeOne(ctx context.Context, step string, item types.TransactWriteItem) error {
+	var err error
+	switch {
+	case item.Update != nil:
+		u := item.Update
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
+			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
+			ExpressionAttributeValues: u.ExpressionAttributeValues,
+		})
+	case item.Put != nil:
+		p := item.Put
+		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
+			TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
+			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
+		})
+	case item.Delete != nil:
+		d := item.Delete
+		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
+			TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
+			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
+		})
+	default:
+		return fmt.Errorf("%s: a lone %+v is no write", step, item)
+	}
+	if conditionalCheckFailed(err) {
+		return &cancelled{failed: map[int]bool{0: true}, err: fmt.Errorf("%s: %w", step, err)}
 	}
 	return fail(step, err)
 }
