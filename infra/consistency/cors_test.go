@@ -3,7 +3,6 @@ package consistency_test
 import (
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"regexp"
 	"sort"
@@ -11,12 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/testkit"
-	"gopkg.in/yaml.v3"
 )
 
 const (
@@ -221,17 +218,7 @@ func TestCORSOriginsConfig(t *testing.T) {
 			AllowedPattern string `yaml:"AllowedPattern"`
 		} `yaml:"Parameters"`
 	}
-	path, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(raw, &tpl); err != nil {
-		t.Fatal(err)
-	}
+	decodeTemplate(t, &tpl)
 	pattern := regexp.MustCompile(tpl.Parameters["CorsAllowedOrigins"].AllowedPattern)
 	for _, tc := range []struct {
 		value string

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
@@ -20,14 +19,7 @@ func normal(path string) string { return strings.TrimSuffix(path, "/") }
 // route that template.yaml (for that same function) and openapi.yaml do not declare, or openapi.yaml
 // declares an operation nobody serves.
 func TestRoutesAgree(t *testing.T) {
-	path, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes, err := gateway.LoadRoutes(path)
-	if err != nil {
-		t.Fatal(err)
-	}
+	routes := templateRoutes(t)
 	ops, err := contract.Operations()
 	if err != nil {
 		t.Fatal(err)

@@ -317,20 +317,6 @@ func TestSAMTranslation(t *testing.T) {
 	})
 }
 
-// templateRoutes are template.yaml's API events, as the local server and the tests route them.
-func templateRoutes(t *testing.T) []gateway.Route {
-	t.Helper()
-	path, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	routes, err := gateway.LoadRoutes(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return routes
-}
-
 // rolePermissions reads an IAM role's inline policies in the terms of templatePolicies: the table's
 // ARN is "table", "${Table.Arn}/index/X" is "index/X".
 func rolePermissions(t *testing.T, id string, policies any) map[permission]bool {

@@ -68,6 +68,15 @@ type keyElem struct {
 
 func loadTemplate(t *testing.T) (template, string) {
 	t.Helper()
+	var tpl template
+	root := decodeTemplate(t, &tpl)
+	return tpl, root
+}
+
+// decodeTemplate decodes template.yaml into v (any struct naming the parts a test reads) and returns the
+// folder it is in, the repository's root.
+func decodeTemplate(t *testing.T, v any) string {
+	t.Helper()
 	path, err := gateway.FindTemplate()
 	if err != nil {
 		t.Fatal(err)
@@ -76,11 +85,24 @@ func loadTemplate(t *testing.T) (template, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var tpl template
-	if err := yaml.Unmarshal(raw, &tpl); err != nil {
+	if err := yaml.Unmarshal(raw, v); err != nil {
 		t.Fatalf("parse template.yaml: %v", err)
 	}
-	return tpl, filepath.Dir(path)
+	return filepath.Dir(path)
+}
+
+// templateRoutes are template.yaml's API events, as the local server and the tests route them.
+func templateRoutes(t *testing.T) []gateway.Route {
+	t.Helper()
+	path, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, err := gateway.LoadRoutes(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return routes
 }
 
 func TestTemplateTableMatchesTheStore(t *testing.T) {
@@ -206,15 +228,9 @@ func TestTimeLimitsNest(t *testing.T) {
 			Default string `yaml:"Default"`
 		} `yaml:"Parameters"`
 	}
-	path, err := gateway.FindTemplate()
+	root := decodeTemplate(t, &tpl)
+	raw, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := yaml.Unmarshal(raw, &tpl); err != nil {
 		t.Fatal(err)
 	}
 	budget, timeout := httpapi.RequestBudget, time.Duration(tpl.Globals.Function.Timeout)*time.Second
