@@ -1,6 +1,7 @@
 package comments
 
 import (
+	"errors"
 	"net/http"
 	"time"
 
@@ -79,7 +80,12 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
 			return err
 		}
 		saved = next
-		return h.store.UpdateComment(r.Context(), update)
+		if err := h.store.UpdateComment(r.Context(), update); errors.Is(err, domain.ErrObjectOwnedElsewhere) {
+			return domain.FieldError("object_id", domain.MsgDoesNotExist(next.ObjectID))
+		} else if err != nil {
+			return err
+		}
+		return nil
 	})
 	if err != nil {
 		return err

@@ -2,6 +2,7 @@
 package users
 
 import (
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -69,7 +70,9 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	now := h.now().UTC().Truncate(time.Microsecond)
 	u.ID, u.IsActive = uuid.NewString(), true
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
-	if err := h.users.CreateUser(r.Context(), u); err != nil {
+	if err := h.users.CreateUser(r.Context(), u); errors.Is(err, domain.ErrEmailTaken) {
+		return domain.FieldError("email", "user with this email already exists.")
+	} else if err != nil {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, createResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName})

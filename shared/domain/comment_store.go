@@ -91,8 +91,8 @@ type CommentStore interface {
 	// comment moves to.
 	CommentWriteReads(ctx context.Context, parentID string, moveTo *CommentObject) (*Comment, CommentCount, error)
 	// UpdateComment saves u in one atomic write: the comment, the counters of the objects and tags it
-	// leaves and joins, and the reply counts of its old and new parent. Returns EINVALID under
-	// "object_id" when the object it moves to belongs to another organization, and ECONFLICT when the
+	// leaves and joins, and the reply counts of its old and new parent. Returns
+	// ErrObjectOwnedElsewhere when the object it moves to belongs to another organization, and ECONFLICT when the
 	// comment, its new parent or one of the new parent's ancestors changed since they were read (the
 	// caller reads again and retries).
 	UpdateComment(ctx context.Context, u CommentUpdate) error

@@ -29,6 +29,14 @@ const (
 	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client
 )
 
+// Outcomes a store reports and handlers phrase for clients (the store knows nothing of DRF's messages).
+var (
+	// ErrEmailTaken: another user has the email (case-insensitively).
+	ErrEmailTaken = errors.New("email taken")
+	// ErrObjectOwnedElsewhere: the commented object belongs to another organization.
+	ErrObjectOwnedElsewhere = errors.New("object owned by another organization")
+)
+
 // NonFieldErrors is DRF's key for errors that belong to no single field.
 const NonFieldErrors = "non_field_errors"
 

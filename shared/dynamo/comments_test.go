@@ -93,12 +93,11 @@ func TestUpdateCommentConditions(t *testing.T) {
 			t.Fatalf("stored %+v", got)
 		}
 	})
-	t.Run("an object of another organization is the object_id error", func(t *testing.T) {
+	t.Run("an object of another organization is ErrObjectOwnedElsewhere", func(t *testing.T) {
 		next := leaf
 		next.ObjectID = theirs.ObjectID
 		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: leaf, New: next})
-		var e *domain.Error
-		if !errors.As(err, &e) || e.Code != domain.EINVALID || e.Fields["object_id"][0] != domain.MsgDoesNotExist(theirs.ObjectID) {
+		if !errors.Is(err, domain.ErrObjectOwnedElsewhere) {
 			t.Fatalf("got %v", err)
 		}
 		if c := w.count(t, w.object, ""); c.N != 3 || c.OrganizationID != w.org {

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -24,8 +25,8 @@ import (
 //   - a ConditionCheck on the version of every ancestor the cycle check walked, so no concurrent re-parent
 //     can close a cycle behind the check.
 //
-// Returns EINVALID under "object_id" for an object owned elsewhere, ECONFLICT for any other failed
-// condition.
+// Returns domain.ErrObjectOwnedElsewhere for an object owned by another organization, ECONFLICT for any
+// other failed condition.
 func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error {
 	old, next := u.Old, u.New
 	comment, err := commentUpdateItem(old, next)
@@ -61,7 +62,7 @@ func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error
 	case conditionFailed(err, 0):
 		return &domain.Error{Code: domain.ECONFLICT, Err: err}
 	case claim >= 0 && conditionFailed(err, claim):
-		return domain.FieldError("object_id", domain.MsgDoesNotExist(next.ObjectID))
+		return fmt.Errorf("update comment %s: %w", next.ID, domain.ErrObjectOwnedElsewhere)
 	}
 	var c *cancelled
 	if errors.As(err, &c) {

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -108,7 +109,7 @@ func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
 }
 
 // CreateUser writes the user and claims its email in one transaction, so two concurrent creates of one
-// email give one user. Returns EINVALID under "email" when the email is taken.
+// email give one user. Returns domain.ErrEmailTaken when the email is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	user, err := attributevalue.MarshalMap(toUserItem(u))
 	if err != nil {
@@ -123,7 +124,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 		{Put: &types.Put{Item: claim, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
 	})
 	if conditionFailed(err, 1) {
-		return domain.FieldError("email", "user with this email already exists.")
+		return fmt.Errorf("create user %s: %w", u.ID, domain.ErrEmailTaken)
 	}
 	return err
 }
