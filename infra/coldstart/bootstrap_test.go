@@ -1,0 +1,183 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"log"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/shared/contract"
+	"github.com/reportingplatform/api/shared/testkit"
+)
+
+// The built bootstraps, not the handlers: what sam build ships must start under the Lambda Runtime
+// API with Lambda's environment, take a real API Gateway REST event and answer it, and the links it
+// writes must carry the stage the client called (issue 10). Every other test stops at the handler.
+func TestEachBootstrapAnswersAnAPIGatewayEvent(t *testing.T) {
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(templatePath)
+	db := testkit.NewDB(t)
+	demo, err := os.ReadFile(filepath.Join(root, "infra", "fixtures", "demo.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	db.Load(t, json.RawMessage(demo), time.Now(), 7*24*time.Hour)
+	bins, err := Build(context.Background(), root, t.TempDir(), []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := make(map[string]Bootstrap)
+	for _, b := range bins {
+		byName[b.Function] = b
+	}
+	evs, err := NewEvents(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"), "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
+	call := func(t *testing.T, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
+		t.Helper()
+		return invoke(t, evs, p, method, pathQuery, token, body)
+	}
+
+	auth := startProcess(t, byName["AuthFunction"], env)
+	resp, user := call(t, auth, http.MethodPost, "/api/v1/auth/login", "", LoginBody(DemoAdminEmail, DemoAdminPassword))
+	token, _ := user["token"].(string)
+	if resp.StatusCode != http.StatusCreated || token == "" || user["email"] != DemoAdminEmail || user["password"] != "" {
+		t.Fatalf("login: %d %s", resp.StatusCode, resp.Body)
+	}
+
+	t.Run("UsersFunction", func(t *testing.T) {
+		t.Parallel()
+		p := startProcess(t, byName["UsersFunction"], env)
+		resp, created := call(t, p, http.MethodPost, "/api/v1/users/", token, NewUserBody("bootstrap-test@example.com"))
+		if resp.StatusCode != http.StatusCreated || created["email"] != "bootstrap-test@example.com" {
+			t.Fatalf("create user: %d %s", resp.StatusCode, resp.Body)
+		}
+	})
+	t.Run("InvitationsFunction", func(t *testing.T) {
+		t.Parallel()
+		p := startProcess(t, byName["InvitationsFunction"], env)
+		resp, inv := call(t, p, http.MethodGet, "/api/v1/organization-invitations/"+DemoInvitationID+"/", token, "")
+		if resp.StatusCode != http.StatusOK || inv["id"] != DemoInvitationID || inv["email"] != "alan@example.com" {
+			t.Fatalf("get invitation: %d %s", resp.StatusCode, resp.Body)
+		}
+	})
+	t.Run("CommentsFunction", func(t *testing.T) {
+		t.Parallel()
+		p := startProcess(t, byName["CommentsFunction"], env)
+		query := "content_type=report&object_id=" + DemoReportID + "&page_size=2"
+		stage := "https://" + APIHost + "/Prod/api/v1/comments/?"
+		resp, page1 := call(t, p, http.MethodGet, "/api/v1/comments/?"+query, token, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("page 1: %d %s", resp.StatusCode, resp.Body)
+		}
+		if want := stage + "content_type=report&object_id=" + DemoReportID + "&page=2&page_size=2"; page1["next"] != want || page1["previous"] != nil {
+			t.Errorf("page 1 links: next %v, previous %v; want next %s, previous null", page1["next"], page1["previous"], want)
+		}
+		if results, _ := page1["results"].([]any); len(results) != 2 {
+			t.Errorf("page 1 has %d results, want 2: %s", len(results), resp.Body)
+		}
+		// The same process again: a warm invocation, and DRF's previous link to page 1 drops page.
+		resp, page2 := call(t, p, http.MethodGet, "/api/v1/comments/?"+query+"&page=2", token, "")
+		if resp.StatusCode != http.StatusOK {
+			t.Fatalf("page 2: %d %s", resp.StatusCode, resp.Body)
+		}
+		if want := stage + query; page2["previous"] != want {
+			t.Errorf("page 2 previous = %v, want %s", page2["previous"], want)
+		}
+	})
+}
+
+// startProcess runs b until the test ends, its logs forwarded into the test's log (see TestMain).
+func startProcess(t *testing.T, b Bootstrap, env Settings) *Process {
+	t.Helper()
+	if b.Path == "" {
+		t.Fatal("no bootstrap built for this function")
+	}
+	p, err := Start(b, env, &lineLogger{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Stop)
+	return p
+}
+
+// invoke sends the event for the request through the Runtime API and checks the answer against
+// openapi.yaml, as every handler test does; it returns the proxy response and its body as an object.
+func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
+	t.Helper()
+	ev, fn, err := evs.Event(method, pathQuery, token, body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ev.RequestContext.Path != "/Prod"+strings.SplitN(pathQuery, "?", 2)[0] || ev.RequestContext.Stage != "Prod" {
+		t.Fatalf("event for %s: requestContext path %q stage %q, want the Prod stage", pathQuery, ev.RequestContext.Path, ev.RequestContext.Stage)
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), functionTimeout)
+	defer cancel()
+	res, err := p.API.Invoke(ctx, payload)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", fn, err, p.Output())
+	}
+	resp, err := ProxyResponse(res)
+	if err != nil {
+		t.Fatalf("%s: %v", fn, err)
+	}
+	header := http.Header{}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			header.Add(k, v)
+		}
+	}
+	for k, v := range resp.Headers {
+		header.Set(k, v)
+	}
+	if header.Get("X-Request-Id") == "" {
+		t.Errorf("%s %s: no X-Request-Id", method, pathQuery)
+	}
+	u, _ := url.Parse(pathQuery)
+	contract.Validate(t, method, u.Path, u.Query(), resp.StatusCode, header, []byte(resp.Body))
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(resp.Body), &obj); err != nil {
+		t.Fatalf("%s %s: body is not an object: %v: %s", method, pathQuery, err, resp.Body)
+	}
+	return resp, obj
+}
+
+// lineLogger hands each whole line a process prints to the log package, which testkit.Main captures.
+type lineLogger struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (l *lineLogger) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	l.buf = append(l.buf, p...)
+	for {
+		i := bytes.IndexByte(l.buf, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		log.Print("bootstrap: " + string(l.buf[:i]))
+		l.buf = l.buf[i+1:]
+	}
+}

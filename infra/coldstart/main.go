@@ -1,0 +1,271 @@
+// Command coldstart (`make coldstart`) measures what a Lambda cold start costs each function, against
+// a bare aws-lambda-go bootstrap built the same way and measured in the same run (issue 8): it builds
+// the bootstraps for this machine, runs each as Lambda does (a process with Lambda's environment, no
+// HOME, talking to a Runtime API stand-in) against the demo data in DynamoDB Local, and sends it real
+// API Gateway REST events built from template.yaml's routes. Cold runs of the five binaries are
+// interleaved and warm invocations taken round-robin, so a machine's noise falls on all of them alike
+// and the ratios stay meaningful when the absolute times do not.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/shared/dynamo"
+)
+
+type options struct {
+	cold, warm, memory int
+	inittrace, lookups bool
+	gcflags            string
+}
+
+func main() {
+	var o options
+	flag.IntVar(&o.cold, "cold", 20, "cold starts per bootstrap")
+	flag.IntVar(&o.warm, "warm", 200, "warm invocations per bootstrap")
+	flag.IntVar(&o.memory, "memory", 10000, "warm comment-list invocations before reading CommentsFunction's peak RSS (0 skips)")
+	flag.BoolVar(&o.inittrace, "inittrace", false, "also run each bootstrap once with GODEBUG=inittrace=1 and show where its init goes")
+	flag.BoolVar(&o.lookups, "lookups", true, "also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
+	flag.StringVar(&o.gcflags, "gcflags", "", "go build -gcflags for every bootstrap, to compare a variant (e.g. all=-l)")
+	flag.Parse()
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	if err := run(ctx, o, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "coldstart:", err)
+		stop()
+		os.Exit(1)
+	}
+}
+
+func run(ctx context.Context, o options, out io.Writer) error {
+	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
+	if endpoint == "" {
+		return fmt.Errorf("DYNAMODB_ENDPOINT is not set (make coldstart sets it)")
+	}
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		return err
+	}
+	root := filepath.Dir(templatePath)
+	dir, err := os.MkdirTemp("", "coldstart-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(dir)
+	fmt.Fprintln(out, "building the bootstraps for this machine …")
+	var extra []string
+	if o.gcflags != "" {
+		extra = []string{"-gcflags=" + o.gcflags}
+	}
+	bins, err := Build(ctx, root, dir, []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction", HelloWorld}, extra...)
+	if err != nil {
+		return err
+	}
+	settings, cleanup, err := demoTable(ctx, root, endpoint)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	evs, err := NewEvents(templatePath)
+	if err != nil {
+		return err
+	}
+	token, err := Login(ctx, evs, bins[0], settings)
+	if err != nil {
+		return err
+	}
+	scenarios, err := evs.Scenarios(token, uuid.NewString()[:8])
+	if err != nil {
+		return err
+	}
+	for k := range bins { // measure and printMemory pair them by position
+		if scenarios[k].Function != bins[k].Function {
+			return fmt.Errorf("scenario %d is %s's, bootstrap %d is %s", k, scenarios[k].Function, k, bins[k].Function)
+		}
+	}
+	fmt.Fprintf(out, "%d cold starts and %d warm invocations per bootstrap (%s/%s build%s, %s) …\n", o.cold, o.warm, runtime.GOOS, runtime.GOARCH,
+		strings.Join(append([]string{""}, extra...), " "), time.Now().Format(time.RFC3339))
+	rows, err := measure(ctx, bins, settings, scenarios, o)
+	if err != nil {
+		return err
+	}
+	PrintTable(out, rows)
+	if o.lookups {
+		if err := printLookups(ctx, out, bins, settings, scenarios); err != nil {
+			return err
+		}
+	}
+	if o.inittrace {
+		if err := printInitTrace(ctx, out, bins, settings, scenarios); err != nil {
+			return err
+		}
+	}
+	if o.memory > 0 {
+		return printMemory(ctx, out, bins[3], settings, scenarios[3], o.memory)
+	}
+	return nil
+}
+
+// demoTable makes a table of the run's own in DynamoDB Local with the demo fixture, as `make seed`
+// loads it, and returns the functions' settings for it.
+func demoTable(ctx context.Context, root, endpoint string) (Settings, func(), error) {
+	client, err := dynamo.NewClient(ctx, endpoint)
+	if err != nil {
+		return nil, nil, err
+	}
+	table := "coldstart-" + uuid.NewString()
+	if _, err := fixture.EnsureTable(ctx, client, table); err != nil {
+		return nil, nil, err
+	}
+	cleanup := func() {
+		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	}
+	f, err := os.Open(filepath.Join(root, "infra", "fixtures", "demo.json"))
+	if err != nil {
+		cleanup()
+		return nil, nil, err
+	}
+	defer f.Close()
+	file, err := fixture.Parse(f)
+	if err == nil {
+		_, err = fixture.Load(ctx, dynamo.New(client, table), file, time.Now(), 7*24*time.Hour)
+	}
+	if err != nil {
+		cleanup()
+		return nil, nil, fmt.Errorf("load the demo fixture: %w", err)
+	}
+	return Settings{"TABLE_NAME": table, "DYNAMODB_ENDPOINT": endpoint, "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}, cleanup, nil
+}
+
+// Login gets the demo administrator's token through the AuthFunction bootstrap itself.
+func Login(ctx context.Context, evs *Events, auth Bootstrap, s Settings) (string, error) {
+	payload, _, err := evs.Payload("POST", "/api/v1/auth/login", "", LoginBody(DemoAdminEmail, DemoAdminPassword))
+	if err != nil {
+		return "", err
+	}
+	p, err := Start(auth, s, nil)
+	if err != nil {
+		return "", err
+	}
+	defer p.Stop()
+	sc := Scenario{Function: auth.Function, Status: 201, Next: func(int) ([]byte, error) { return payload, nil }}
+	res, err := invokeOnce(ctx, p, sc, 0)
+	if err != nil {
+		return "", fmt.Errorf("login: %w", err)
+	}
+	resp, _ := ProxyResponse(res)
+	var user struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal([]byte(resp.Body), &user); err != nil || user.Token == "" {
+		return "", fmt.Errorf("login: no token in %.200s", resp.Body)
+	}
+	return user.Token, nil
+}
+
+// measure takes o.cold cold starts of every bootstrap, in a new random order each round, then o.warm
+// invocations of each from processes kept alive side by side, taken in turn.
+func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scenario, o options) ([]Row, error) {
+	cold := make([][]ColdSample, len(bins))
+	for round := range o.cold {
+		for _, k := range rand.Perm(len(bins)) {
+			sample, err := ColdStart(ctx, bins[k], s, scenarios[k], round)
+			if err != nil {
+				return nil, fmt.Errorf("cold start %d: %w", round, err)
+			}
+			cold[k] = append(cold[k], sample)
+		}
+		fmt.Fprint(os.Stderr, ".")
+	}
+	fmt.Fprintln(os.Stderr)
+	procs := make([]*Process, len(bins))
+	for k, b := range bins {
+		p, err := Start(b, s, nil)
+		if err != nil {
+			return nil, err
+		}
+		defer p.Stop()
+		procs[k] = p
+		// The first invocation is the cold one, measured above.
+		if _, err := invokeOnce(ctx, p, scenarios[k], 100_000); err != nil {
+			return nil, err
+		}
+	}
+	warm := make([][]time.Duration, len(bins))
+	cpuBefore := make([]time.Duration, len(bins))
+	for k, p := range procs {
+		var err error
+		if cpuBefore[k], err = p.CPUTime(); err != nil {
+			return nil, err
+		}
+	}
+	for i := range o.warm {
+		for k, p := range procs {
+			d, err := Warm(ctx, p, scenarios[k], 200_000+i, 1)
+			if err != nil {
+				return nil, err
+			}
+			warm[k] = append(warm[k], d...)
+		}
+	}
+	rows := make([]Row, len(bins))
+	for k, b := range bins {
+		var inits, calls, firsts, cpus []time.Duration
+		for _, c := range cold[k] {
+			inits, calls, firsts, cpus = append(inits, c.Init), append(calls, c.First-c.Init), append(firsts, c.First), append(cpus, c.CPU)
+		}
+		rss, err := procs[k].PeakRSS()
+		if err != nil {
+			return nil, err
+		}
+		cpuAfter, err := procs[k].CPUTime()
+		if err != nil {
+			return nil, err
+		}
+		rows[k] = Row{Function: b.Function, Size: b.Size, Init: Median(inits), FirstCall: Median(calls), Cold: Median(firsts), ColdP90: Percentile(firsts, 90),
+			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus),
+			WarmCPU: (cpuAfter - cpuBefore[k]) / time.Duration(max(o.warm, 1))}
+	}
+	return rows, nil
+}
+
+// printMemory runs n warm invocations in one process and reports its peak RSS along the way.
+func printMemory(ctx context.Context, out io.Writer, b Bootstrap, s Settings, sc Scenario, n int) error {
+	p, err := Start(b, s, nil)
+	if err != nil {
+		return err
+	}
+	defer p.Stop()
+	fmt.Fprintf(out, "\npeak RSS (VmHWM) of one %s process over %d warm invocations of %s:\n", b.Function, n, "GET comment list")
+	for done, next := 0, 1; done < n; {
+		batch := min(next, n) - done
+		ds, err := Warm(ctx, p, sc, 300_000+done, batch)
+		if err != nil {
+			return err
+		}
+		done += batch
+		rss, err := p.PeakRSS()
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(out, "  after %6d: %s (last batch's warm p50 %s)\n", done, mib(rss), ms(Median(ds)))
+		next *= 10
+	}
+	return nil
+}

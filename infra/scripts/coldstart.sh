@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `make coldstart`: issue 8's cold-start harness (infra/coldstart). It needs a DynamoDB Local: the one
+# DYNAMODB_ENDPOINT names, or an in-memory one of its own on COLDSTART_DYNAMODB_PORT, started for the run
+# and stopped after (apart from `make run`'s and `make test`'s, so it can run beside them).
+# COLDSTART_FLAGS passes flags on, e.g. COLDSTART_FLAGS='-cold 5 -warm 50 -memory 0 -inittrace'.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$root"
+ddb="$root/infra/scripts/dynamodb-local.sh"
+port=${COLDSTART_DYNAMODB_PORT:-8767}
+pidfile="$root/.local/coldstart-dynamodb.pid"
+
+if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
+  export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
+  if ! "$ddb" answers "$port"; then
+    trap '"$ddb" stop "$pidfile"' EXIT
+    "$ddb" start "$port" memory "$pidfile" "$root/.local/coldstart-dynamodb.log"
+  fi
+fi
+echo "DynamoDB Local at $DYNAMODB_ENDPOINT"
+# shellcheck disable=SC2086 # COLDSTART_FLAGS is a list of flags
+go run ./infra/coldstart ${COLDSTART_FLAGS:-}
