@@ -62,9 +62,6 @@ type organizationEntry struct {
 	Role domain.Role `json:"role"`
 }
 
-// maxEmailLength is the seed's limit on emails.
-const maxEmailLength = 255
-
 // unusablePasswordPrefix marks Django's set_unusable_password() hashes: a user who cannot log in with a
 // password, not a damaged hash.
 const unusablePasswordPrefix = "!"
@@ -84,11 +81,11 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	now := h.now().UTC().Truncate(time.Microsecond)
+	now := domain.Stamp(h.now())
 	email := *username
 	// No account has an email longer than the seed's 255 characters; such a name is not even looked up
 	// (it could exceed DynamoDB's key size), and only its source address counts its failure.
-	if utf8.RuneCountInString(email) > maxEmailLength {
+	if utf8.RuneCountInString(email) > domain.MaxEmailLength {
 		email = ""
 	}
 	ip := httpapi.SourceIP(ctx)

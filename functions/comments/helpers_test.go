@@ -186,12 +186,3 @@ func keysInOrder(t testing.TB, body []byte) []string {
 	}
 	return keys
 }
-
-func mustJSON(t testing.TB, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}

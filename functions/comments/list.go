@@ -72,11 +72,10 @@ func readListQuery(q url.Values) (listQuery, error) {
 	return lq, nil
 }
 
+// lastOf is the filter's value as django-filter's form reads it: the last of a repeated parameter.
 func lastOf(q url.Values, name string) string {
-	if vs := q[name]; len(vs) > 0 {
-		return vs[len(vs)-1]
-	}
-	return ""
+	v, _ := httpapi.LastValue(q, name)
+	return v
 }
 
 // listJSON is DRF's paginated envelope, keys in DRF's order.

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/testkit"
 )
 
 func TestRetrieve(t *testing.T) {
@@ -22,7 +23,7 @@ func TestRetrieve(t *testing.T) {
 	other.load(t)
 
 	path := func(id string) string { return "/api/v1/comments/" + id + "/" }
-	replyJSON := mustJSON(t, e.readJSON(t, reply))
+	replyJSON := testkit.MustJSON(t, e.readJSON(t, reply))
 	for _, tc := range []struct {
 		name, path, role string
 		status           int
@@ -30,9 +31,9 @@ func TestRetrieve(t *testing.T) {
 	}{
 		{"a member reads a reply", path(reply.ID), "amy", 200, replyJSON},
 		{"the commenter", path(reply.ID), "alice", 200, replyJSON},
-		{"staff read any organization's", path(theirs.ID), "staff", 200, mustJSON(t, e.readJSON(t, theirs))},
-		{"null first name is empty, full_name trimmed", path(theirs.ID), "bob", 200, mustJSON(t, e.readJSON(t, theirs))},
-		{"root with null tag and parent", path(root.ID), "alice", 200, mustJSON(t, e.readJSON(t, root))},
+		{"staff read any organization's", path(theirs.ID), "staff", 200, testkit.MustJSON(t, e.readJSON(t, theirs))},
+		{"null first name is empty, full_name trimmed", path(theirs.ID), "bob", 200, testkit.MustJSON(t, e.readJSON(t, theirs))},
+		{"root with null tag and parent", path(root.ID), "alice", 200, testkit.MustJSON(t, e.readJSON(t, root))},
 		{"without the trailing slash", "/api/v1/comments/" + reply.ID, "alice", 200, replyJSON},
 		{"upper-case id", path(strings.ToUpper(reply.ID)), "alice", 200, replyJSON},
 		{"member of another organization", path(reply.ID), "bob", 404, `{"detail": "Not found."}`},

@@ -40,7 +40,7 @@ func TestTwoHundredRoundsOnOneComment(t *testing.T) {
 			t.Fatalf("round %d: the tag PATCH answered tag %v", i, got)
 		}
 		want["text"], want["tag"] = text, tag
-		e.do(t, "GET", itemPath(c.ID), "staff", "").Expect(t, 200, mustJSON(t, want))
+		e.do(t, "GET", itemPath(c.ID), "staff", "").Expect(t, 200, testkit.MustJSON(t, want))
 	}
 	writes := 0
 	for _, op := range e.db.Calls.Ops() {

@@ -161,6 +161,6 @@ func (c *commentChange) apply(old domain.Comment, now time.Time) domain.Comment 
 	if c.parent.sent {
 		next.ParentID = c.parent.value
 	}
-	next.UpdatedAt = now.UTC().Truncate(time.Microsecond)
+	next.UpdatedAt = domain.Stamp(now)
 	return next
 }

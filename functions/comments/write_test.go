@@ -14,7 +14,7 @@ func itemPath(id string) string { return "/api/v1/comments/" + id + "/" }
 // written is the write shape the API must answer with.
 func written(t testing.TB, id, contentType, objectID string, tag *string, text string, parent *string) string {
 	t.Helper()
-	return mustJSON(t, map[string]any{"id": id, "content_type": contentType, "object_id": objectID, "tag": tag, "text": text, "parent": parent})
+	return testkit.MustJSON(t, map[string]any{"id": id, "content_type": contentType, "object_id": objectID, "tag": tag, "text": text, "parent": parent})
 }
 
 func TestWriteValidation(t *testing.T) {
@@ -85,7 +85,7 @@ func TestWriteSuccess(t *testing.T) {
 	}
 	read := e.readJSON(t, c)
 	read["text"], read["updated_at"] = "Edited", domain.FormatTime(e.now)
-	e.do(t, "GET", itemPath(c.ID), "alice", "").Expect(t, 200, mustJSON(t, read))
+	e.do(t, "GET", itemPath(c.ID), "alice", "").Expect(t, 200, testkit.MustJSON(t, read))
 
 	for _, tc := range []struct {
 		name, method, body, role, want string

@@ -39,7 +39,7 @@ func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Dura
 
 // clock is now as the service stores it: UTC, microseconds (what the table and the JSON keep), so that
 // what is compared is what is written.
-func (h *handler) clock() time.Time { return h.now().UTC().Truncate(time.Microsecond) }
+func (h *handler) clock() time.Time { return domain.Stamp(h.now()) }
 
 // rights is what the caller may do with one invitation (SPEC §3).
 type rights struct {

@@ -11,8 +11,7 @@ import (
 
 // Limits of the seed.
 const (
-	maxEmail = 255
-	maxName  = 25
+	maxName = 25
 )
 
 // The PATCH fields of the seed. Anything else a client sends (unknown or read-only fields such as id,
@@ -58,7 +57,7 @@ func readPatch(body *httpapi.Body) *patchRequest {
 		req.role = domain.Ptr(domain.Role(n))
 	}
 	req.orgID, _ = body.UUID(fieldOrg, false, false)
-	req.email, _ = body.String(fieldEmail, httpapi.Text{MaxLength: maxEmail, Email: true})
+	req.email, _ = body.String(fieldEmail, httpapi.Text{MaxLength: domain.MaxEmailLength, Email: true})
 	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxName}
 	req.firstName, req.setFirstName = body.String(fieldFirstName, names)
 	req.lastName, req.setLastName = body.String(fieldLastName, names)

@@ -88,7 +88,7 @@ func patchMessage(field, msg string) bool {
 		return field == fieldEmail || (msg != domain.MsgBlank && (field == fieldFirstName || field == fieldLastName))
 	case domain.MsgNotString:
 		return field == fieldEmail || field == fieldFirstName || field == fieldLastName
-	case domain.MsgEmail, domain.MsgMaxLength(maxEmail):
+	case domain.MsgEmail, domain.MsgMaxLength(domain.MaxEmailLength):
 		return field == fieldEmail
 	case domain.MsgMaxLength(maxName):
 		return field == fieldFirstName || field == fieldLastName
@@ -106,7 +106,7 @@ func checkPatchLimits(t *testing.T, body string, req *patchRequest) {
 	name := func(p *string) bool { return p == nil || utf8.RuneCountInString(*p) <= maxName }
 	switch {
 	case req.status != nil && !req.status.Valid(), req.role != nil && !req.role.Valid(),
-		req.email != nil && (!domain.ValidEmail(*req.email) || utf8.RuneCountInString(*req.email) > maxEmail),
+		req.email != nil && (!domain.ValidEmail(*req.email) || utf8.RuneCountInString(*req.email) > domain.MaxEmailLength),
 		!name(req.firstName), !name(req.lastName):
 		t.Fatalf("%.200q accepted as %+v", body, *req)
 	}

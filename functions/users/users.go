@@ -21,7 +21,6 @@ const UsersPath = "/api/v1/users/"
 
 // Limits of the seed.
 const (
-	maxEmail     = 255
 	maxFirstName = 50
 	maxLastName  = 100
 )
@@ -67,7 +66,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if u.PasswordHash, err = password.Hash(plain); err != nil {
 		return err
 	}
-	now := h.now().UTC().Truncate(time.Microsecond)
+	now := domain.Stamp(h.now())
 	u.ID, u.IsActive = uuid.NewString(), true
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	if err := h.users.CreateUser(r.Context(), u); errors.Is(err, domain.ErrEmailTaken) {
@@ -82,7 +81,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 // readCreate validates the create request, reporting every failing field at once, and returns the new
 // user (without id, hash or timestamps) and the plain password.
 func readCreate(body *httpapi.Body) (domain.User, string, error) {
-	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: maxEmail, Email: true})
+	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true})
 	plain, plainOK := body.String("password", httpapi.Text{Required: true, NoTrim: true})
 	confirm, confirmOK := body.String("confirm_password", httpapi.Text{Required: true, NoTrim: true})
 	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxFirstName})

@@ -19,7 +19,7 @@ import (
 // field; a message outside them is a message a client was never promised.
 var createMessages = map[string][]string{
 	"email": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString, domain.MsgEmail,
-		domain.MsgMaxLength(maxEmail), "Null characters are not allowed."},
+		domain.MsgMaxLength(domain.MaxEmailLength), "Null characters are not allowed."},
 	"password": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString, "Null characters are not allowed.",
 		"This password is too short. It must contain at least 8 characters.", "This password is too common.",
 		"This password is entirely numeric.", "The password is too similar to the email.",
@@ -67,7 +67,7 @@ func FuzzUserCreate(f *testing.F) {
 			return
 		}
 		email := u.Email
-		if !domain.ValidEmail(email) || domain.NormalizeEmail(email) != email || utf8.RuneCountInString(email) > maxEmail ||
+		if !domain.ValidEmail(email) || domain.NormalizeEmail(email) != email || utf8.RuneCountInString(email) > domain.MaxEmailLength ||
 			plain == "" || utf8.RuneCountInString(domain.Deref(u.FirstName)) > maxFirstName ||
 			utf8.RuneCountInString(domain.Deref(u.LastName)) > maxLastName || u.ID != "" || u.PasswordHash != "" || u.IsActive {
 			t.Fatalf("%.200q accepted as %+v", body, u)

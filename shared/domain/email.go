@@ -20,6 +20,9 @@ func NormalizeEmail(email string) string {
 	return email[:at] + "@" + strings.ToLower(email[at+1:])
 }
 
+// MaxEmailLength is the seed's limit on emails (and Django's EmailField's).
+const MaxEmailLength = 255
+
 // EmailKey is the form under which emails are unique and looked up: case-insensitive, as SPEC requires.
 func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(email)) }
 

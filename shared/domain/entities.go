@@ -115,5 +115,9 @@ func ParseTime(s string) (time.Time, error) {
 	if err != nil {
 		return time.Time{}, err
 	}
-	return t.UTC().Truncate(time.Microsecond), nil
+	return Stamp(t), nil
 }
+
+// Stamp is t as the service stores and shows times: UTC, to the microsecond (DRF's precision), so that
+// what is compared is what is written.
+func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

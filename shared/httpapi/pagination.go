@@ -42,12 +42,12 @@ type PageRequest struct {
 // larger one the maximum, an empty or absent page is page 1, and "last" is the last page.
 func (p PageNumberPagination) Read(q url.Values) PageRequest {
 	req := PageRequest{Size: p.PageSize}
-	if raw, ok := lastValue(q, PageSizeParam); ok {
+	if raw, ok := LastValue(q, PageSizeParam); ok {
 		if n, ok := PythonInt(raw); ok && n > 0 {
 			req.Size = min(n, p.MaxPageSize)
 		}
 	}
-	raw, _ := lastValue(q, PageParam)
+	raw, _ := LastValue(q, PageParam)
 	switch {
 	case raw == "":
 		req.number = 1
@@ -61,7 +61,9 @@ func (p PageNumberPagination) Read(q url.Values) PageRequest {
 	return req
 }
 
-func lastValue(q url.Values, name string) (string, bool) {
+// LastValue is the value of a repeated query parameter that Django's QueryDict.get returns: the last
+// one; ok is false when the parameter is absent.
+func LastValue(q url.Values, name string) (value string, ok bool) {
 	vs, ok := q[name]
 	if !ok || len(vs) == 0 {
 		return "", false

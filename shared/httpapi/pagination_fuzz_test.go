@@ -40,7 +40,7 @@ func FuzzPageQuery(f *testing.F) {
 			}
 		}
 		wantSize := drf.PageSize
-		if raw, ok := lastValue(q, PageSizeParam); ok {
+		if raw, ok := LastValue(q, PageSizeParam); ok {
 			if n, ok := PythonInt(raw); ok && n > 0 {
 				wantSize = min(n, drf.MaxPageSize)
 			}

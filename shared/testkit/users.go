@@ -62,7 +62,7 @@ func (db *DB) User(tb testing.TB, n NewUser) domain.User {
 	}
 	secrets.password(n.Password)
 	secrets.hash(hash)
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := domain.Stamp(time.Now())
 	u := domain.User{
 		ID: uuid.NewString(), Email: domain.NormalizeEmail(n.Email), PasswordHash: hash,
 		FirstName: n.FirstName, LastName: n.LastName, IsStaff: n.Staff, IsSuperuser: n.Superuser,
@@ -82,7 +82,7 @@ func (db *DB) Token(tb testing.TB, u domain.User, ttl time.Duration) string {
 		tb.Fatal(err)
 	}
 	secrets.credential(token)
-	now := time.Now().UTC().Truncate(time.Microsecond)
+	now := domain.Stamp(time.Now())
 	u.LastLogin = &now
 	t := domain.Token{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}
 	if err := db.Store.RecordLogin(context.Background(), u, t, ""); err != nil {
