@@ -6,17 +6,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-ddb="$root/infra/scripts/dynamodb-local.sh"
-port=${COLDSTART_DYNAMODB_PORT:-8767}
-pidfile="$root/.local/coldstart-dynamodb.pid"
-
-if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
-  export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
-  if ! "$ddb" answers "$port"; then
-    trap '"$ddb" stop "$pidfile"' EXIT
-    "$ddb" start "$port" memory "$pidfile" "$root/.local/coldstart-dynamodb.log"
-  fi
-fi
-echo "DynamoDB Local at $DYNAMODB_ENDPOINT"
+. "$root/infra/scripts/with-dynamodb.sh"
+use_dynamodb_local "${COLDSTART_DYNAMODB_PORT:-8767}" coldstart
 # shellcheck disable=SC2086 # COLDSTART_FLAGS is a list of flags
 go run ./infra/coldstart ${COLDSTART_FLAGS:-}

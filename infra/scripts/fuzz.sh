@@ -12,9 +12,6 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-ddb="$root/infra/scripts/dynamodb-local.sh"
-port=${TEST_DYNAMODB_PORT:-8765}
-pidfile="$root/.local/fuzz-dynamodb.pid"
 fuzztime=${FUZZTIME:-30s}
 minimizetime=${FUZZMINIMIZETIME:-5s}
 logs="$root/.local/fuzz"
@@ -34,14 +31,9 @@ if [ -z "$targets" ]; then
   exit 1
 fi
 
-if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
-  export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
-  if ! "$ddb" answers "$port"; then
-    trap '"$ddb" stop "$pidfile"' EXIT
-    "$ddb" start "$port" memory "$pidfile" "$root/.local/fuzz-dynamodb.log"
-  fi
-fi
-echo "DynamoDB Local at $DYNAMODB_ENDPOINT; each target fuzzes for $fuzztime"
+. "$root/infra/scripts/with-dynamodb.sh"
+use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" fuzz
+echo "each target fuzzes for $fuzztime"
 
 summary=()
 failures=()

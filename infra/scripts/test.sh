@@ -4,18 +4,8 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
-ddb="$root/infra/scripts/dynamodb-local.sh"
-port=${TEST_DYNAMODB_PORT:-8765}
-pidfile="$root/.local/test-dynamodb.pid"
-
-if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
-  export DYNAMODB_ENDPOINT="http://127.0.0.1:$port"
-  if ! "$ddb" answers "$port"; then
-    trap '"$ddb" stop "$pidfile"' EXIT
-    "$ddb" start "$port" memory "$pidfile" "$root/.local/test-dynamodb.log"
-  fi
-fi
-echo "DynamoDB Local at $DYNAMODB_ENDPOINT"
+. "$root/infra/scripts/with-dynamodb.sh"
+use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" test
 if [ "${1:-}" = bench ]; then
   # Benchmarks without the race detector, which would distort them.
   go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} $(go list ./... | grep -v '/infra/bench$')
