@@ -7,6 +7,7 @@
 package comments
 
 import (
+	"context"
 	"log/slog"
 	"net/http"
 	"time"
@@ -105,23 +106,11 @@ func writeShape(c domain.Comment) writtenJSON {
 }
 
 // authenticate reads the caller's session together with q in one call, and decides authentication
-// first (SPEC §2: 401 before anything else). A path id that is not a UUID reads nothing with it: the
-// caller's 404 comes after authentication, read on its own.
+// first (SPEC §2: 401 before anything else). With idErr (the path's id is no UUID) nothing but the
+// session is read, and idErr follows authentication.
 func (h *handler) authenticate(r *http.Request, q domain.CommentReads, idErr error) (domain.User, domain.CommentRead, error) {
-	ref, err := httpapi.Bearer(r)
-	if err != nil {
-		return domain.User{}, domain.CommentRead{}, err
-	}
-	if idErr != nil {
-		if _, err := h.auth.Authenticate(r); err != nil {
-			return domain.User{}, domain.CommentRead{}, err
-		}
-		return domain.User{}, domain.CommentRead{}, idErr
-	}
-	read, err := h.store.ReadComments(r.Context(), ref, q)
-	if err != nil {
-		return domain.User{}, domain.CommentRead{}, err
-	}
-	caller, err := h.auth.Check(read.Session)
-	return caller, read, err
+	return httpapi.AuthenticateWith(h.auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
+		read, err := h.store.ReadComments(ctx, ref, q)
+		return read.Session, read, err
+	})
 }

@@ -1,6 +1,7 @@
 package invitations
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"sort"
@@ -75,22 +76,10 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 // authenticate reads the caller's session and the invitation of the path in one call, and decides
 // authentication first (SPEC §2: 401 before 404). The invitation is nil when the path names none.
 func (h *handler) authenticate(r *http.Request) (domain.User, *domain.Invitation, error) {
-	ref, err := httpapi.Bearer(r)
-	if err != nil {
-		return domain.User{}, nil, err
-	}
-	id, err := httpapi.PathID(r)
-	if err != nil {
-		// Not an id: nothing to read with the session.
-		caller, err := h.auth.Authenticate(r)
-		return caller, nil, err
-	}
-	session, inv, err := h.store.SessionAndInvitation(r.Context(), ref, id)
-	if err != nil {
-		return domain.User{}, nil, err
-	}
-	caller, err := h.auth.Check(session)
-	return caller, inv, err
+	id, idErr := httpapi.PathID(r)
+	return httpapi.AuthenticateWith(h.auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, *domain.Invitation, error) {
+		return h.store.SessionAndInvitation(ctx, ref, id)
+	})
 }
 
 // newInvitationResponse renders inv with what it refers to. A missing organization or inviter breaks an

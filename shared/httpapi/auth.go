@@ -68,6 +68,34 @@ func (a *Authenticator) Authenticate(r *http.Request) (domain.User, error) {
 	return a.Check(s)
 }
 
+// AuthenticateWith authenticates r with its session read by read in the same call as the first data the
+// request needs, and returns that data: authentication is never a round trip of its own. idErr is what
+// the path's id was found to be wrong with (nil when it is an id, or there is none); with it nothing but
+// the session is read, and idErr comes only after authentication (SPEC §2: 401, then 404).
+func AuthenticateWith[T any](a *Authenticator, r *http.Request, idErr error,
+	read func(ctx context.Context, ref domain.TokenRef) (domain.Session, T, error)) (domain.User, T, error) {
+	var none T
+	if idErr != nil {
+		if _, err := a.Authenticate(r); err != nil {
+			return domain.User{}, none, err
+		}
+		return domain.User{}, none, idErr
+	}
+	ref, err := Bearer(r)
+	if err != nil {
+		return domain.User{}, none, err
+	}
+	s, data, err := read(r.Context(), ref)
+	if err != nil {
+		return domain.User{}, none, err
+	}
+	caller, err := a.Check(s)
+	if err != nil {
+		return domain.User{}, none, err
+	}
+	return caller, data, nil
+}
+
 func invalidToken() error { return domain.Errorf(domain.EUNAUTHENTICATED, domain.MsgInvalidToken) }
 
 // headerWords splits a header as DRF's get_authorization_header(request).split() does: the header as
