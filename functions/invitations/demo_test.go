@@ -1,15 +1,13 @@
 package invitations_test
 
 import (
-	"context"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/invitations"
-	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/testkit"
 )
 
@@ -17,19 +15,8 @@ import (
 // pending invitation, accepts it and logs in as a member; the expired one reads as expired.
 func TestDemoInvitations(t *testing.T) {
 	db := testkit.NewDB(t)
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	f, err := os.Open("../../infra/fixtures/demo.json")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	file, err := fixture.Parse(f)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := fixture.Load(context.Background(), db.Store, file, now, ttl); err != nil {
-		t.Fatal(err)
-	}
+	now := domain.Stamp(time.Now())
+	db.LoadDemo(t, now, ttl)
 	log := testkit.Log(t)
 	clock := func() time.Time { return now }
 	gw := testkit.Gateway(t, map[string]http.Handler{

@@ -6,7 +6,6 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
-	"strings"
 	"testing"
 	"time"
 
@@ -178,7 +177,7 @@ func (w *world) measure(b *testing.B, op *operation) {
 		err error
 	)
 	if op.run == nil {
-		r, rr = newHTTPRequest(op.request()), httptest.NewRecorder()
+		r, rr = op.request().HTTP(), httptest.NewRecorder()
 	}
 	w.rec.Reset()
 	start := time.Now()
@@ -209,7 +208,7 @@ func (w *world) allocsPerRequest(b *testing.B, op *operation) float64 {
 	reqs := make([]*http.Request, allocRuns+1) // AllocsPerRun runs once more first, to warm up
 	recs := make([]*httptest.ResponseRecorder, len(reqs))
 	for i := range reqs {
-		reqs[i], recs[i] = newHTTPRequest(op.request()), httptest.NewRecorder()
+		reqs[i], recs[i] = op.request().HTTP(), httptest.NewRecorder()
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(allocRuns, func() {
@@ -223,19 +222,4 @@ func (w *world) allocsPerRequest(b *testing.B, op *operation) float64 {
 		}
 	}
 	return allocs
-}
-
-// newHTTPRequest is the request testkit.Do would send for req.
-func newHTTPRequest(req testkit.Request) *http.Request {
-	r := httptest.NewRequest(req.Method, "http://127.0.0.1:3000"+req.Path, strings.NewReader(req.Body))
-	if req.Body != "" {
-		r.Header.Set("Content-Type", "application/json")
-	}
-	if req.Token != "" {
-		r.Header.Set("Authorization", "Bearer "+req.Token)
-	}
-	for k, v := range req.Header {
-		r.Header.Set(k, v)
-	}
-	return r
 }

@@ -30,11 +30,7 @@ func TestEachBootstrapAnswersAnAPIGatewayEvent(t *testing.T) {
 	}
 	root := filepath.Dir(templatePath)
 	db := testkit.NewDB(t)
-	demo, err := os.ReadFile(filepath.Join(root, "infra", "fixtures", "demo.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Load(t, json.RawMessage(demo), time.Now(), 7*24*time.Hour)
+	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
 	bins, err := Build(context.Background(), root, t.TempDir(), []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction"})
 	if err != nil {
 		t.Fatal(err)

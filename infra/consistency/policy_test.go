@@ -4,8 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -13,7 +11,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
-	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/testkit"
@@ -204,15 +201,7 @@ const demoNamespace = "5b0c8a36-0d2f-4c8e-9a51-3f4d2e1c0b9a"
 // "from-django", salt "salt", 1000 iterations), whose login upgrades it.
 func loadDemo(t *testing.T, db *testkit.DB) {
 	t.Helper()
-	tpl, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Load(t, json.RawMessage(raw), time.Now(), time.Hour)
+	db.LoadDemo(t, time.Now(), time.Hour)
 	db.Load(t, json.RawMessage(`{"users": [{"email": "legacy@example.com",
 		"password": "pbkdf2_sha256$1000$salt$`+legacyHash+`"}]}`), time.Now(), time.Hour)
 }

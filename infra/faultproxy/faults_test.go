@@ -2,12 +2,10 @@ package faultproxy_test
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
 	"os"
-	"path/filepath"
 	"reflect"
 	"slices"
 	"strconv"
@@ -22,7 +20,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/infra/faultproxy"
-	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -172,15 +169,7 @@ type demo struct {
 func newDemo(t *testing.T) *demo {
 	t.Helper()
 	db := testkit.NewDB(t)
-	tpl, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	db.Load(t, json.RawMessage(raw), time.Now(), time.Hour)
+	db.LoadDemo(t, time.Now(), time.Hour)
 	admin, err := db.UserByEmail(t, "admin@example.com")
 	if err != nil {
 		t.Fatal(err)

@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -38,4 +41,18 @@ func (db *DB) Deactivate(tb testing.TB, u domain.User) {
 		"id": u.ID, "email": u.Email, "first_name": u.FirstName, "last_name": u.LastName,
 		"is_staff": u.IsStaff, "is_superuser": u.IsSuperuser, "is_active": false,
 	}}}, time.Now(), time.Hour)
+}
+
+// LoadDemo loads infra/fixtures/demo.json, the data `make run` serves, through the fixture loader.
+func (db *DB) LoadDemo(tb testing.TB, now time.Time, invitationTTL time.Duration) {
+	tb.Helper()
+	tpl, err := gateway.FindTemplate()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	db.Load(tb, json.RawMessage(raw), now, invitationTTL)
 }
