@@ -25,12 +25,12 @@ const LoginPath = "/api/v1/auth/login"
 type handler struct {
 	users    domain.LoginStore
 	tokenTTL time.Duration
-	now      func() time.Time
+	clock    domain.Clock
 }
 
 // New returns the auth function's HTTP handler.
 func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, tokenTTL: tokenTTL, now: now}
+	h := &handler{users: users, tokenTTL: tokenTTL, clock: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodPost, LoginPath, h.login)
 	return rt
@@ -66,9 +66,7 @@ type organizationEntry struct {
 // password, not a damaged hash.
 const unusablePasswordPrefix = "!"
 
-var errBadCredentials = &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
-	domain.NonFieldErrors: {domain.MsgBadCredentials},
-}}
+var errBadCredentials = domain.FieldError(domain.NonFieldErrors, domain.MsgBadCredentials)
 
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	body, err := httpapi.DecodeObject(r)
@@ -81,7 +79,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	ctx := r.Context()
-	now := domain.Stamp(h.now())
+	now := h.clock.Now()
 	email := *username
 	// No account has an email longer than the seed's 255 characters; such a name is not even looked up
 	// (it could exceed DynamoDB's key size), and only its source address counts its failure.

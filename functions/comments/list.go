@@ -32,50 +32,44 @@ type listQuery struct {
 // readListQuery applies the filters as django-filter's form does (the last value of a repeated
 // parameter; every failing filter reported at once) and the ordering as DRF's OrderingFilter does.
 func readListQuery(q url.Values) (listQuery, error) {
-	errs := map[string][]string{}
+	var errs domain.FieldErrors
 	lq := listQuery{page: pagination.Read(q)}
-	switch ct := lastOf(q, "content_type"); {
+	switch ct := httpapi.LastValue(q, "content_type"); {
 	case ct == "":
-		errs["content_type"] = []string{domain.MsgRequired}
+		errs.Add("content_type", domain.MsgRequired)
 	case !domain.ValidContentType(ct):
-		errs["content_type"] = []string{fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", ct)}
+		errs.Add("content_type", fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", ct))
 	default:
 		lq.object.ContentType = ct
 	}
 	// forms.UUIDField strips white space first (it is a CharField).
-	if raw := strings.TrimSpace(lastOf(q, "object_id")); raw == "" {
-		errs["object_id"] = []string{domain.MsgRequired}
+	if raw := strings.TrimSpace(httpapi.LastValue(q, "object_id")); raw == "" {
+		errs.Add("object_id", domain.MsgRequired)
 	} else if id, ok := httpapi.ParseUUID(raw); !ok {
-		errs["object_id"] = []string{"Enter a valid UUID."}
+		errs.Add("object_id", "Enter a valid UUID.")
 	} else {
 		lq.object.ObjectID = id
 	}
 	// A CharFilter ignores an empty value (after the form's strip); its form field refuses NUL.
-	tag := strings.TrimSpace(lastOf(q, "tag"))
+	tag := strings.TrimSpace(httpapi.LastValue(q, "tag"))
 	if strings.ContainsRune(tag, 0) {
-		errs["tag"] = []string{"Null characters are not allowed."}
+		errs.Add("tag", "Null characters are not allowed.")
 	}
-	if len(errs) > 0 {
-		return listQuery{}, &domain.Error{Code: domain.EINVALID, Fields: errs}
+	if err := errs.Err(); err != nil {
+		return listQuery{}, err
 	}
 	if tag != "" {
 		lq.tag = &tag
 	}
 	// OrderingFilter keeps the valid terms of a comma-separated list; the first decides, as the rest
 	// only break ties that created_at and then id already break. Nothing valid: the default.
-	for _, term := range strings.Split(lastOf(q, "ordering"), ",") {
+	for _, term := range strings.Split(httpapi.LastValue(q, "ordering"), ",") {
 		if t := strings.TrimSpace(term); t == "created_at" || t == "-created_at" {
 			lq.descending = t == "-created_at"
 			break
 		}
 	}
 	return lq, nil
-}
-
-// lastOf is the filter's value as django-filter's form reads it: the last of a repeated parameter.
-func lastOf(q url.Values, name string) string {
-	v, _ := httpapi.LastValue(q, name)
-	return v
 }
 
 // listJSON is DRF's paginated envelope, keys in DRF's order.

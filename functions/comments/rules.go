@@ -42,18 +42,16 @@ const (
 func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSent bool, pre *prefetched) (domain.CommentUpdate, error) {
 	moved := old.ContentType != next.ContentType || old.ObjectID != next.ObjectID
 	if moved && old.Replies > 0 {
-		return domain.CommentUpdate{}, &domain.Error{Code: domain.EINVALID, Fields: map[string][]string{
-			domain.NonFieldErrors: {msgMovedReplies},
-		}}
+		return domain.CommentUpdate{}, domain.FieldError(domain.NonFieldErrors, msgMovedReplies)
 	}
-	errs := map[string][]string{}
+	var errs domain.FieldErrors
 	oldParent, newParent := domain.Deref(old.ParentID), domain.Deref(next.ParentID)
 	readParent := ""
 	switch {
 	case moved && !parentSent && oldParent != "":
-		errs["parent"] = []string{domain.MsgDoesNotExist(oldParent)}
+		errs.Add("parent", domain.MsgDoesNotExist(oldParent))
 	case newParent == old.ID:
-		errs["parent"] = []string{msgOwnAncestor}
+		errs.Add("parent", msgOwnAncestor)
 	case newParent != "" && (newParent != oldParent || moved):
 		readParent = newParent
 	}
@@ -74,13 +72,13 @@ func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSen
 		}
 	}
 	if readParent != "" && (parent == nil || parent.ContentType != next.ContentType || parent.ObjectID != next.ObjectID) {
-		errs["parent"] = []string{domain.MsgDoesNotExist(readParent)}
+		errs.Add("parent", domain.MsgDoesNotExist(readParent))
 	}
 	if moved && target.N > 0 && target.OrganizationID != "" && target.OrganizationID != old.OrganizationID {
-		errs["object_id"] = []string{domain.MsgDoesNotExist(next.ObjectID)}
+		errs.Add("object_id", domain.MsgDoesNotExist(next.ObjectID))
 	}
-	if len(errs) > 0 {
-		return domain.CommentUpdate{}, &domain.Error{Code: domain.EINVALID, Fields: errs}
+	if err := errs.Err(); err != nil {
+		return domain.CommentUpdate{}, err
 	}
 	update := domain.CommentUpdate{Old: old, New: next}
 	if readParent == "" || newParent == oldParent {

@@ -74,7 +74,7 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
 		if bodyErr != nil {
 			return bodyErr
 		}
-		next := change.apply(*old, h.now())
+		next := change.apply(*old, h.clock.Now())
 		update, err := h.check(r.Context(), *old, next, change.parent.sent, pre)
 		if err != nil {
 			return err
@@ -161,6 +161,6 @@ func (c *commentChange) apply(old domain.Comment, now time.Time) domain.Comment 
 	if c.parent.sent {
 		next.ParentID = c.parent.value
 	}
-	next.UpdatedAt = domain.Stamp(now)
+	next.UpdatedAt = now
 	return next
 }

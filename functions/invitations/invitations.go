@@ -19,7 +19,7 @@ type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
 	invitationTTL time.Duration
-	now           func() time.Time
+	clock         domain.Clock
 }
 
 // New returns the invitations function's HTTP handler. invitationTTL is how long an invitation stays
@@ -29,17 +29,13 @@ func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Dura
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
 		invitationTTL: invitationTTL,
-		now:           now,
+		clock:         now,
 	}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)
 	rt.Handle(http.MethodPatch, InvitationPath, h.patch)
 	return rt
 }
-
-// clock is now as the service stores it: UTC, microseconds (what the table and the JSON keep), so that
-// what is compared is what is written.
-func (h *handler) clock() time.Time { return domain.Stamp(h.now()) }
 
 // rights is what the caller may do with one invitation (SPEC §3).
 type rights struct {

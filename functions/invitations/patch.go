@@ -18,29 +18,43 @@ const maxAttempts = 5
 
 // patch serves PATCH: per attempt the caller's session with the invitation (the session is checked on
 // the first), one read of what the change refers to and one conditional write. When the write loses a
-// race the whole change is re-applied to the invitation as it now is, so concurrent PATCHes of different fields both
-// land and a status change that lost answers the 400 of the state the winner left.
+// race the whole change is re-applied to the invitation as it now is, so concurrent PATCHes of different
+// fields both land and a status change that lost answers the 400 of the state the winner left.
 func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
 	caller, inv, err := h.authenticate(r)
 	if err != nil {
 		return err
 	}
-	var req *patchRequest
+	var req *patchRequest // read once, on the first attempt: a retry re-applies what was read
 	var c change
-	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
+	err = domain.RetryOnConflict(ctx, maxAttempts, func(n int) error {
 		if n > 1 {
-			httpapi.Logger(r.Context()).Info("invitation changed concurrently, re-applying", "invitation_id", inv.ID, "attempt", n)
+			httpapi.Logger(ctx).Info("invitation changed concurrently, re-applying", "invitation_id", inv.ID, "attempt", n)
 			// Read as the first time (with the session, already checked: a bearer token that
 			// authenticated parses again), so that every attempt costs the same calls.
 			ref, err := httpapi.Bearer(r)
 			if err != nil {
 				return err
 			}
-			if _, inv, err = h.store.SessionAndInvitation(r.Context(), ref, inv.ID); err != nil {
+			if _, inv, err = h.store.SessionAndInvitation(ctx, ref, inv.ID); err != nil {
 				return err
 			}
 		}
-		c, err = h.patchOnce(r, caller, inv, &req)
+		may, err := patchRights(caller, inv)
+		if err != nil {
+			return err
+		}
+		if req == nil {
+			// The body is read only once the caller may change something (SPEC §2: permission and
+			// object before 415/400).
+			body, err := httpapi.DecodeObject(r)
+			if err != nil {
+				return err
+			}
+			req = readPatch(body)
+		}
+		c, err = h.patchOnce(ctx, caller, *inv, may, req)
 		return err
 	})
 	if err != nil {
@@ -54,37 +68,40 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// patchOnce is one attempt on the invitation as read (nil: there is none): who may change it, the body
-// (read on the first attempt only: a retry re-applies what was read), the plan and the conditional
-// write. ECONFLICT means another save got in between.
-func (h *handler) patchOnce(r *http.Request, caller domain.User, inv *domain.Invitation, req **patchRequest) (change, error) {
+// patchRights is what the caller may do with the invitation as read (nil: there is none), or the error
+// of one who may not change it: 403 for one who may read it, 404 for the rest.
+func patchRights(caller domain.User, inv *domain.Invitation) (rights, error) {
 	if inv == nil {
-		return change{}, domain.NotFound()
+		return rights{}, domain.NotFound()
 	}
 	may := rightsOn(caller, *inv)
-	if !may.change && !may.invitee {
-		if may.read {
-			return change{}, domain.Forbidden()
-		}
-		return change{}, domain.NotFound()
+	switch {
+	case may.change || may.invitee:
+		return may, nil
+	case may.read:
+		return rights{}, domain.Forbidden()
+	default:
+		return rights{}, domain.NotFound()
 	}
-	if *req == nil {
-		// The body is read only once the caller may change something (SPEC §2: permission and
-		// object before 415/400).
-		body, err := httpapi.DecodeObject(r)
-		if err != nil {
-			return change{}, err
-		}
-		*req = readPatch(body)
-	}
-	if !may.change && !(*req).onlyAnswers() {
+}
+
+// patchOnce is one attempt of req on inv as read: what the caller's rights allow, the reads the change
+// needs, its validation and the conditional write. ECONFLICT means another save got in between.
+func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.Invitation, may rights, req *patchRequest) (change, error) {
+	if !may.change && !req.onlyAnswers() {
 		return change{}, domain.Forbidden()
 	}
-	c, err := h.plan(r.Context(), caller, *inv, *req, h.clock())
+	now := h.clock.Now()
+	t := req.target(inv, now)
+	refs, err := h.store.InvitationRefs(ctx, t.refsQuery(inv))
 	if err != nil {
 		return change{}, err
 	}
-	return c, h.store.SaveInvitation(r.Context(), c.next, c.join)
+	if err := req.validate(caller, t, refs); err != nil {
+		return change{}, err
+	}
+	c := h.apply(inv, req, t, refs, now)
+	return c, h.store.SaveInvitation(ctx, c.next, c.join)
 }
 
 // change is one attempt's outcome: the invitation to store, the membership an acceptance gives, and what
@@ -96,83 +113,103 @@ type change struct {
 	now  time.Time
 }
 
-// plan applies req to inv as read at now. It reads, in one call, the organizations, the inviter, the
-// portfolios of the (new) organization and, when accepting, the invitee's account; then it checks what
-// needs that data and reports every field error at once.
-func (h *handler) plan(ctx context.Context, caller domain.User, inv domain.Invitation, req *patchRequest, now time.Time) (change, error) {
-	current := inv.EffectiveStatus(now)
-	orgID := inv.OrganizationID
+// target is where a PATCH takes an invitation: its organization, portfolios and email after the change,
+// and whether it is being accepted. What the change must read and check follows from it.
+type target struct {
+	current      domain.InvitationStatus // the stored status as it reads now (expired when past its expiry)
+	orgID        string
+	moved        bool // another organization than the stored one
+	portfolioIDs []string
+	email        string
+	accepting    bool
+}
+
+func (req *patchRequest) target(inv domain.Invitation, now time.Time) target {
+	t := target{current: inv.EffectiveStatus(now), orgID: inv.OrganizationID, portfolioIDs: inv.PortfolioIDs, email: inv.Email}
 	if req.orgID != nil {
-		orgID = *req.orgID
+		t.orgID = *req.orgID
 	}
-	moved := orgID != inv.OrganizationID
-	portfolioIDs := inv.PortfolioIDs
+	t.moved = t.orgID != inv.OrganizationID
 	switch {
 	case req.setPortfolios:
-		portfolioIDs = req.portfolioIDs
-	case moved:
-		portfolioIDs = nil // SPEC §5: portfolios of the old organization do not follow it
+		t.portfolioIDs = req.portfolioIDs
+	case t.moved:
+		t.portfolioIDs = nil // SPEC §5: portfolios of the old organization do not follow it
 	}
-	email := inv.Email
 	if req.email != nil {
-		email = *req.email
+		t.email = *req.email
 	}
-	accepting := current == domain.StatusPending && req.status != nil && *req.status == domain.StatusAccepted
+	t.accepting = t.current == domain.StatusPending && req.status != nil && *req.status == domain.StatusAccepted
+	return t
+}
+
+// refsQuery names everything the change and its response refer to, read in one call: the organizations,
+// the inviter, the portfolios of the (new) organization and, when accepting, the invitee's account.
+func (t target) refsQuery(inv domain.Invitation) domain.InvitationRefsQuery {
 	q := domain.InvitationRefsQuery{
 		OrganizationIDs: []string{inv.OrganizationID},
 		UserIDs:         []string{inv.InviterUserID},
-		PortfolioOrgID:  orgID,
-		PortfolioIDs:    portfolioIDs,
+		PortfolioOrgID:  t.orgID,
+		PortfolioIDs:    t.portfolioIDs,
 	}
-	if moved {
-		q.OrganizationIDs = append(q.OrganizationIDs, orgID)
+	if t.moved {
+		q.OrganizationIDs = append(q.OrganizationIDs, t.orgID)
 	}
-	if accepting {
-		q.Email = email
+	if t.accepting {
+		q.Email = t.email
 	}
-	refs, err := h.store.InvitationRefs(ctx, q)
-	if err != nil {
-		return change{}, err
-	}
+	return q
+}
 
-	errs := req.errors()
-	if req.orgID != nil && !administers(caller, orgID, refs) {
-		errs.add(fieldOrg, domain.MsgDoesNotExist(orgID))
+// validate reports every field error at once, as DRF does: the body's format errors, then those found
+// against the stored data.
+func (req *patchRequest) validate(caller domain.User, t target, refs domain.InvitationRefs) error {
+	var errs domain.FieldErrors
+	errs.Merge(req.invalid)
+	if req.orgID != nil && !administers(caller, t.orgID, refs) {
+		errs.Add(fieldOrg, domain.MsgDoesNotExist(t.orgID))
 	}
 	// Portfolios are judged against the organization they would belong to; when that organization is
 	// itself refused there is nothing to judge them against.
-	if req.setPortfolios && !errs.has(fieldOrg) {
-		for _, pid := range portfolioIDs {
-			if _, ok := refs.Portfolios[pid]; !ok {
-				errs.add(fieldPortfolios, domain.MsgDoesNotExist(pid))
-				break // DRF stops at the first id that does not resolve
-			}
+	if req.setPortfolios && !errs.Has(fieldOrg) {
+		if missing, ok := firstMissing(t.portfolioIDs, refs.Portfolios); ok {
+			errs.Add(fieldPortfolios, domain.MsgDoesNotExist(missing)) // DRF stops at the first id that does not resolve
 		}
 	}
-	if req.status != nil && current != domain.StatusPending && *req.status != current {
-		errs.add(fieldStatus, finalStateMessage(current))
+	if req.status != nil && t.current != domain.StatusPending && *req.status != t.current {
+		errs.Add(fieldStatus, finalStateMessage(t.current))
 	}
-	if err := errs.err(); err != nil {
-		return change{}, err
-	}
+	return errs.Err()
+}
 
+// firstMissing is the first of ids that known lacks.
+func firstMissing[V any](ids []string, known map[string]V) (string, bool) {
+	for _, id := range ids {
+		if _, ok := known[id]; !ok {
+			return id, true
+		}
+	}
+	return "", false
+}
+
+// apply is the validated change: the invitation to store at now and, for an acceptance by an existing
+// user, the membership it gives.
+func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs domain.InvitationRefs, now time.Time) change {
 	next := inv
 	// A pending invitation past its expiry is stored as expired before the new expiry is computed, so
 	// a save never revives it (SPEC §5).
-	next.Status = current
+	next.Status = t.current
 	if req.status != nil {
 		next.Status = *req.status
 	}
-	next.OrganizationID = orgID
-	next.PortfolioIDs = portfolioIDs
-	if req.email != nil {
-		// SPEC §5: changing the email (in any way, letter case included) means the mail is to be sent
-		// again; the same address sent again is no change.
-		if *req.email != inv.Email {
-			next.EmailSent = false
-		}
-		next.Email = *req.email
+	next.OrganizationID = t.orgID
+	next.PortfolioIDs = t.portfolioIDs
+	// SPEC §5: changing the email (in any way, letter case included) means the mail is to be sent again;
+	// the same address sent again is no change.
+	if t.email != inv.Email {
+		next.EmailSent = false
 	}
+	next.Email = t.email
 	if req.setFirstName {
 		next.FirstName = req.firstName
 	}
@@ -186,15 +223,15 @@ func (h *handler) plan(ctx context.Context, caller domain.User, inv domain.Invit
 	next.UpdatedAt = now
 
 	c := change{next: next, refs: refs, now: now}
-	if accepting && refs.EmailUserID != "" {
+	if t.accepting && refs.EmailUserID != "" {
 		c.join = &domain.NewMembership{
 			Member: domain.Member{
-				ID: uuid.NewString(), OrganizationID: orgID, UserID: refs.EmailUserID, Role: next.Role,
+				ID: uuid.NewString(), OrganizationID: t.orgID, UserID: refs.EmailUserID, Role: next.Role,
 			},
-			OrganizationName: refs.Organizations[orgID].Name,
+			OrganizationName: refs.Organizations[t.orgID].Name,
 		}
 	}
-	return c, nil
+	return c
 }
 
 // administers reports whether caller may put an invitation into organization orgID: staff into any

@@ -65,7 +65,7 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := newInvitationResponse(*inv, refs, h.clock())
+	resp, err := newInvitationResponse(*inv, refs, h.clock.Now())
 	if err != nil {
 		return err
 	}

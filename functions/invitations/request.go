@@ -1,10 +1,6 @@
 package invitations
 
 import (
-	"errors"
-	"maps"
-	"slices"
-
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
@@ -41,8 +37,8 @@ type patchRequest struct {
 	portfolioIDs  []string
 	setPortfolios bool
 
-	sent    map[string]bool // the PATCH fields present in the body, valid or not
-	invalid map[string][]string
+	sent    map[string]bool    // the PATCH fields present in the body, valid or not
+	invalid domain.FieldErrors // the body's format errors, reported with those found against stored data
 }
 
 func readPatch(body *httpapi.Body) *patchRequest {
@@ -62,10 +58,7 @@ func readPatch(body *httpapi.Body) *patchRequest {
 	req.firstName, req.setFirstName = body.String(fieldFirstName, names)
 	req.lastName, req.setLastName = body.String(fieldLastName, names)
 	req.portfolioIDs, req.setPortfolios = body.UUIDList(fieldPortfolios)
-	var bad *domain.Error
-	if errors.As(body.Err(), &bad) {
-		req.invalid = bad.Fields
-	}
+	req.invalid = body.Errors()
 	return req
 }
 
@@ -79,27 +72,4 @@ func (req *patchRequest) onlyAnswers() bool {
 		}
 	}
 	return req.status != nil && (*req.status == domain.StatusAccepted || *req.status == domain.StatusCancelled)
-}
-
-// fieldErrors collects a PATCH's field errors: the body's format errors first, then those found
-// against the stored data, so every failing field is reported at once, as DRF does.
-type fieldErrors map[string][]string
-
-func (req *patchRequest) errors() fieldErrors {
-	errs := fieldErrors{}
-	for f, msgs := range req.invalid {
-		errs[f] = slices.Clone(msgs)
-	}
-	return errs
-}
-
-func (e fieldErrors) add(field, msg string) { e[field] = append(e[field], msg) }
-
-func (e fieldErrors) has(field string) bool { return len(e[field]) > 0 }
-
-func (e fieldErrors) err() error {
-	if len(e) == 0 {
-		return nil
-	}
-	return &domain.Error{Code: domain.EINVALID, Fields: maps.Clone(e)}
 }

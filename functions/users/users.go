@@ -28,12 +28,12 @@ const (
 type handler struct {
 	users domain.UserStore
 	auth  *httpapi.Authenticator
-	now   func() time.Time
+	clock domain.Clock
 }
 
 // New returns the users function's HTTP handler.
 func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, now: now}
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, clock: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodPost, UsersPath, h.create)
 	return rt
@@ -66,7 +66,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if u.PasswordHash, err = password.Hash(plain); err != nil {
 		return err
 	}
-	now := domain.Stamp(h.now())
+	now := h.clock.Now()
 	u.ID, u.IsActive = uuid.NewString(), true
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	if err := h.users.CreateUser(r.Context(), u); errors.Is(err, domain.ErrEmailTaken) {

@@ -121,3 +121,10 @@ func ParseTime(s string) (time.Time, error) {
 // Stamp is t as the service stores and shows times: UTC, to the microsecond (DRF's precision), so that
 // what is compared is what is written.
 func Stamp(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }
+
+// Clock is the service's one clock: a time source (time.Now in production, a fixed one in tests) read as
+// the service stores times. Handlers take "now" from it and nowhere else.
+type Clock func() time.Time
+
+// Now is the current time, stamped.
+func (c Clock) Now() time.Time { return Stamp(c()) }

@@ -40,13 +40,49 @@ var (
 // NonFieldErrors is DRF's key for errors that belong to no single field.
 const NonFieldErrors = "non_field_errors"
 
+// FieldErrors collects DRF field errors ({"field": ["message", ...]}) so that every failing field is
+// reported at once, as DRF's serializers and django-filter's forms do. The one collector: request
+// bodies (httpapi.Body), query filters and the rules that need stored data all add to one of these.
+type FieldErrors map[string][]string
+
+// Add records msg under field.
+func (e *FieldErrors) Add(field, msg string) {
+	if *e == nil {
+		*e = FieldErrors{}
+	}
+	(*e)[field] = append((*e)[field], msg)
+}
+
+// Has reports whether field already has an error.
+func (e FieldErrors) Has(field string) bool { return len(e[field]) > 0 }
+
+// Merge adds every error of other.
+func (e *FieldErrors) Merge(other FieldErrors) {
+	for f, msgs := range other {
+		for _, m := range msgs {
+			e.Add(f, m)
+		}
+	}
+}
+
+// Err returns the collected errors as one EINVALID error (a copy: adding later does not change it), nil
+// when there are none.
+func (e FieldErrors) Err() error {
+	if len(e) == 0 {
+		return nil
+	}
+	var fields FieldErrors
+	fields.Merge(e)
+	return &Error{Code: EINVALID, Fields: fields}
+}
+
 // Error is the one error type of the service. Detail is the client-facing message of {"detail": ...}
 // bodies; Fields holds DRF field errors ({"field": ["message", ...]}). RetryAfter, for ETHROTTLED, is
 // when the client may try again. Internal causes are wrapped in Err and never reach a client.
 type Error struct {
 	Code       Code
 	Detail     string
-	Fields     map[string][]string
+	Fields     FieldErrors
 	RetryAfter time.Duration
 	Err        error
 }
@@ -82,7 +118,7 @@ func Errorf(code Code, format string, args ...any) *Error {
 
 // FieldError returns an EINVALID error with one message under one field.
 func FieldError(field, message string) *Error {
-	return &Error{Code: EINVALID, Fields: map[string][]string{field: {message}}}
+	return &Error{Code: EINVALID, Fields: FieldErrors{field: {message}}}
 }
 
 // ErrorCode returns the code of err, EINTERNAL for anything that is not an *Error.

@@ -16,7 +16,7 @@ import (
 // its field's errors; Err returns them all at once, as DRF reports every failing field.
 type Body struct {
 	fields map[string]json.RawMessage
-	errs   map[string][]string
+	errs   domain.FieldErrors
 }
 
 // Has reports whether the client sent name (null included).
@@ -26,23 +26,17 @@ func (b *Body) Has(name string) bool {
 }
 
 // Fail records an error under field.
-func (b *Body) Fail(field, msg string) {
-	if b.errs == nil {
-		b.errs = map[string][]string{}
-	}
-	b.errs[field] = append(b.errs[field], msg)
-}
+func (b *Body) Fail(field, msg string) { b.errs.Add(field, msg) }
 
 // Failed reports whether field already has an error.
-func (b *Body) Failed(field string) bool { return len(b.errs[field]) > 0 }
+func (b *Body) Failed(field string) bool { return b.errs.Has(field) }
+
+// Errors returns the recorded errors, for a handler that adds those found against stored data before
+// it reports them all.
+func (b *Body) Errors() domain.FieldErrors { return b.errs }
 
 // Err returns the recorded errors as one EINVALID error, nil when there are none.
-func (b *Body) Err() error {
-	if len(b.errs) == 0 {
-		return nil
-	}
-	return &domain.Error{Code: domain.EINVALID, Fields: b.errs}
-}
+func (b *Body) Err() error { return b.errs.Err() }
 
 func isNull(raw json.RawMessage) bool { return bytes.Equal(bytes.TrimSpace(raw), []byte("null")) }
 

@@ -151,7 +151,7 @@ func TestDecodeObjectRefusals(t *testing.T) {
 		name, body, ct string
 		code           domain.Code
 		detail         string
-		fields         map[string][]string
+		fields         domain.FieldErrors
 	}{
 		{"text/plain", `{}`, "text/plain", domain.EMEDIATYPE, `Unsupported media type "text/plain" in request.`, nil},
 		{"no content type", `{}`, "", domain.EMEDIATYPE, `Unsupported media type "" in request.`, nil},

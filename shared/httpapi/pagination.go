@@ -42,12 +42,10 @@ type PageRequest struct {
 // larger one the maximum, an empty or absent page is page 1, and "last" is the last page.
 func (p PageNumberPagination) Read(q url.Values) PageRequest {
 	req := PageRequest{Size: p.PageSize}
-	if raw, ok := LastValue(q, PageSizeParam); ok {
-		if n, ok := PythonInt(raw); ok && n > 0 {
-			req.Size = min(n, p.MaxPageSize)
-		}
+	if n, ok := PythonInt(LastValue(q, PageSizeParam)); ok && n > 0 {
+		req.Size = min(n, p.MaxPageSize)
 	}
-	raw, _ := LastValue(q, PageParam)
+	raw := LastValue(q, PageParam)
 	switch {
 	case raw == "":
 		req.number = 1
@@ -62,13 +60,12 @@ func (p PageNumberPagination) Read(q url.Values) PageRequest {
 }
 
 // LastValue is the value of a repeated query parameter that Django's QueryDict.get returns: the last
-// one; ok is false when the parameter is absent.
-func LastValue(q url.Values, name string) (value string, ok bool) {
-	vs, ok := q[name]
-	if !ok || len(vs) == 0 {
-		return "", false
+// one; "" when the parameter is absent (which every reader here treats as sent empty).
+func LastValue(q url.Values, name string) string {
+	if vs := q[name]; len(vs) > 0 {
+		return vs[len(vs)-1]
 	}
-	return vs[len(vs)-1], true
+	return ""
 }
 
 // Number returns the page asked for by number; ok is false for "last" and for an invalid page.

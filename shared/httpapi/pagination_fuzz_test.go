@@ -40,10 +40,8 @@ func FuzzPageQuery(f *testing.F) {
 			}
 		}
 		wantSize := drf.PageSize
-		if raw, ok := LastValue(q, PageSizeParam); ok {
-			if n, ok := PythonInt(raw); ok && n > 0 {
-				wantSize = min(n, drf.MaxPageSize)
-			}
+		if n, ok := PythonInt(LastValue(q, PageSizeParam)); ok && n > 0 {
+			wantSize = min(n, drf.MaxPageSize)
 		}
 		if req.Size != wantSize || req.Size < 1 || req.Size > drf.MaxPageSize {
 			t.Fatalf("%q: size %d, want %d", rawQuery, req.Size, wantSize)
