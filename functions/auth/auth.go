@@ -1,4 +1,4 @@
-// Package auth serves POST /api/v1/auth/login (SPEC §2): email and password in, the user record with a
+// Package auth serves POST /api/v1/auth/login (SPEC §2) and POST /api/v1/auth/logout (SPEC §10). Login: email and password in, the user record with a
 // new Bearer token out. Failed logins are counted per email and per source address and throttled
 // (SPEC §9, domain.LoginFailuresPerEmail). A login reads the email's claim (which carries the
 // credentials) with both failure windows in one call; the user for the response is read while the
@@ -19,21 +19,44 @@ import (
 	"github.com/reportingplatform/api/shared/password"
 )
 
-// LoginPath is the seed's path; the router also serves it with a trailing slash.
-const LoginPath = "/api/v1/auth/login"
+// The seed's login path and SPEC §10's logout; the router also serves them with a trailing slash.
+const (
+	LoginPath  = "/api/v1/auth/login"
+	LogoutPath = "/api/v1/auth/logout"
+)
 
 type handler struct {
 	users    domain.LoginStore
+	auth     *httpapi.Authenticator
 	tokenTTL time.Duration
 	clock    domain.Clock
 }
 
 // New returns the auth function's HTTP handler.
 func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, tokenTTL: tokenTTL, clock: now}
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL, clock: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodPost, LoginPath, h.login)
+	rt.Handle(http.MethodPost, LogoutPath, h.logout)
 	return rt
+}
+
+// logout serves POST /api/v1/auth/logout (SPEC §10): the token it is called with stops authenticating;
+// the caller's other tokens stay valid (each login is its own session, as with knox's logout). No body is
+// read. Two round trips: the session, then the delete.
+func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
+	if _, err := h.auth.Authenticate(r); err != nil {
+		return err
+	}
+	ref, err := httpapi.Bearer(r)
+	if err != nil {
+		return err
+	}
+	if err := h.users.RevokeToken(r.Context(), ref); err != nil {
+		return err
+	}
+	httpapi.WriteNoContent(w)
+	return nil
 }
 
 // loginResponse is the seed's User (login response), in the seed's field order.

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 func setup(t *testing.T) (*testkit.DB, http.Handler) {
@@ -147,7 +147,7 @@ func TestLoginRefusals(t *testing.T) {
 		}
 	})
 	t.Run("unknown path", func(t *testing.T) {
-		testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/logout"}).Expect(t, 404, `{"detail": "Not found."}`)
+		testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/signup"}).Expect(t, 404, `{"detail": "Not found."}`)
 	})
 }
 

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // clock is a test clock that tests move by hand, so that windows end exactly when the test says.

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // BenchmarkList times a list request end to end (API Gateway event, adapter, handler, DynamoDB Local):

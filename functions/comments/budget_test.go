@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // TestCallBudget holds every operation to its sequential DynamoDB round trips, authentication
@@ -55,6 +55,11 @@ func TestCallBudget(t *testing.T) {
 		{"PATCH move by object_id alone", "PATCH", itemPath(mover.ID), "alice", `{"object_id": "` + uuid.NewString() + `"}`, 200, 3},
 		{"PATCH refused by a rule", "PATCH", itemPath(root.ID), "alice", `{"content_type": "report", "object_id": "` + target.objectID + `"}`, 400, 1},
 		{"PATCH forbidden", "PATCH", itemPath(reply.ID), "amy", `{"text": "x"}`, 403, 1},
+		{"POST a reply", "POST", "/api/v1/comments/", "alice", `{"content_type": "report", "object_id": "` + oid + `", "text": "x", "tag": "t", "parent": "` + root.ID + `"}`, 201, 2},
+		{"POST on a new object", "POST", "/api/v1/comments/", "staff", `{"content_type": "report", "object_id": "` + uuid.NewString() + `", "text": "x", "organization_id": "` + e.orgB + `"}`, 201, 2},
+		{"POST refused", "POST", "/api/v1/comments/", "bob", `{"content_type": "report", "object_id": "` + oid + `", "text": "x"}`, 400, 1},
+		{"DELETE a reply", "DELETE", itemPath(lone.ID), "alice", "", 204, 2},
+		{"DELETE refused", "DELETE", itemPath(chain1.ID), "alice", "", 400, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.db.Calls.Reset()

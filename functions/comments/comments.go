@@ -1,8 +1,8 @@
-// Package comments serves the comment operations of SPEC §3 and §6: the paginated list of an object's
-// comments, and reading, replacing and partially updating one comment. Each operation has a budget of
-// sequential DynamoDB round trips, authentication included (list 2, retrieve 2 and 1 for one's own
-// comment, PUT/PATCH 2), which the tests hold it to: list.go, retrieve.go and write.go say how each
-// stays within it. Authentication is never a round trip of its own: the caller's session is read in the
+// Package comments serves the comment operations of SPEC §3, §6 and §10: the paginated list of an
+// object's comments, creating one, and reading, replacing, partially updating and deleting one comment.
+// Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2,
+// retrieve 2 and 1 for one's own comment, PUT/PATCH 2, POST 2, DELETE 2), which the tests hold it to:
+// list.go, retrieve.go, write.go and create.go say how each stays within it. Authentication is never a round trip of its own: the caller's session is read in the
 // same call as the first data (authenticate).
 package comments
 
@@ -33,9 +33,11 @@ func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *htt
 	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodGet, ListPath, h.list)
+	rt.Handle(http.MethodPost, ListPath, h.create)
 	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
 	rt.Handle(http.MethodPut, ItemPath, h.replace)
 	rt.Handle(http.MethodPatch, ItemPath, h.partialUpdate)
+	rt.Handle(http.MethodDelete, ItemPath, h.destroy)
 	return rt
 }
 

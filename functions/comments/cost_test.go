@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // reads is what DynamoDB reported for the reads of one request: the consumed capacity of Queries and

@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
 	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // env is one test's world: a fresh table, the comments function behind the gateway, two

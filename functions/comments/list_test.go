@@ -8,7 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 func TestListQueryValidation(t *testing.T) {
@@ -270,9 +270,9 @@ func TestListNeedsAuthentication(t *testing.T) {
 		e.do(t, "GET", "/api/v1/comments/", "", "").Expect(t, 401, `{"detail": "Authentication credentials were not provided."}`)
 	})
 	t.Run("other methods", func(t *testing.T) {
-		resp := e.do(t, "POST", "/api/v1/comments/", "alice", `{}`)
-		resp.Expect(t, 405, `{"detail": "Method \"POST\" not allowed."}`)
-		if resp.Header.Get("Allow") != "GET, HEAD" {
+		resp := e.do(t, "PUT", "/api/v1/comments/", "alice", `{}`)
+		resp.Expect(t, 405, `{"detail": "Method \"PUT\" not allowed."}`)
+		if resp.Header.Get("Allow") != "GET, HEAD, POST" {
 			t.Fatalf("Allow %q", resp.Header.Get("Allow"))
 		}
 	})

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 func TestRetrieve(t *testing.T) {
@@ -54,10 +54,10 @@ func TestRetrieve(t *testing.T) {
 			t.Fatalf("keys %s, want %s", got, want)
 		}
 	})
-	t.Run("DELETE is not allowed", func(t *testing.T) {
-		resp := e.do(t, "DELETE", path(reply.ID), "staff", "")
-		resp.Expect(t, 405, `{"detail": "Method \"DELETE\" not allowed."}`)
-		if got := resp.Header.Get("Allow"); got != "GET, HEAD, PATCH, PUT" {
+	t.Run("POST is not allowed", func(t *testing.T) {
+		resp := e.do(t, "POST", path(reply.ID), "staff", "")
+		resp.Expect(t, 405, `{"detail": "Method \"POST\" not allowed."}`)
+		if got := resp.Header.Get("Allow"); got != "DELETE, GET, HEAD, PATCH, PUT" {
 			t.Fatalf("Allow %q", got)
 		}
 	})

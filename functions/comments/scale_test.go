@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // TestTwoHundredRoundsOnOneComment: one comment, two hundred rounds, each two PATCHes released together,

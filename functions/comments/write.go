@@ -23,11 +23,11 @@ const maxAttempts = 3
 
 // replace is PUT: content_type and object_id are required; like PATCH, fields not sent keep their
 // values (DRF ModelSerializer semantics, which SPEC §6 keeps for PUT).
-func (h *handler) replace(w http.ResponseWriter, r *http.Request) error { return h.save(w, r, true) }
+func (h *handler) replace(w http.ResponseWriter, r *http.Request) error { return h.save(w, r, put) }
 
 // partialUpdate is PATCH: every field optional.
 func (h *handler) partialUpdate(w http.ResponseWriter, r *http.Request) error {
-	return h.save(w, r, false)
+	return h.save(w, r, patch)
 }
 
 // save runs PUT and PATCH in DRF's order of checks: authentication (401), who may write (403, or 404
@@ -37,9 +37,9 @@ func (h *handler) partialUpdate(w http.ResponseWriter, r *http.Request) error {
 // one TransactWriteItems. A PATCH that moves the comment without naming both content_type and object_id
 // reads the target's counter once the comment is known (three), and only re-parenting a comment that
 // has replies walks the new parent's ancestors, one GetItem each.
-func (h *handler) save(w http.ResponseWriter, r *http.Request, put bool) error {
+func (h *handler) save(w http.ResponseWriter, r *http.Request, mode writeMode) error {
 	id, idErr := httpapi.PathID(r)
-	change, bodyErr := readChange(r, put)
+	change, bodyErr := readChange(r, mode)
 	q := domain.CommentReads{CommentID: id}
 	if bodyErr == nil {
 		q.ParentID = domain.Deref(change.parent.value)
@@ -104,7 +104,17 @@ type optional struct {
 type commentChange struct {
 	contentType, objectID, text *string // nil: not sent
 	tag, parent                 optional
+	organizationID              *string // POST only
 }
+
+// writeMode is which write a body is for: what it requires and reads.
+type writeMode int
+
+const (
+	patch  writeMode = iota // every field optional
+	put                     // content_type and object_id required
+	create                  // content_type, object_id and text required; organization_id read (SPEC §10)
+)
 
 // readChange decodes and checks the body field by field, reporting every failing field at once.
 //
@@ -115,26 +125,30 @@ type commentChange struct {
 //     could never be listed by the tag filter, which ignores an empty value.
 //   - text: a non-blank string of at most 100,000 characters after the trim; not null.
 //   - object_id and parent: UUIDs; parent may be null.
-func readChange(r *http.Request, put bool) (*commentChange, error) {
+func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 	body, err := httpapi.DecodeObject(r)
 	if err != nil {
 		return nil, err
 	}
 	var c commentChange
-	if ct, ok := body.String("content_type", httpapi.Text{Required: put, AllowBlank: true, NoTrim: true, MaxLength: maxContentType, Choice: true}); ok {
+	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: maxContentType, Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
 		} else {
 			body.Fail("content_type", domain.MsgChoice(*ct))
 		}
 	}
-	c.objectID, _ = body.UUID("object_id", put, false)
+	c.objectID, _ = body.UUID("object_id", mode != patch, false)
 	if tag, ok := body.String("tag", httpapi.Text{AllowNull: true, MaxLength: maxTag}); ok {
 		c.tag = optional{sent: true, value: tag}
 	}
-	c.text, _ = body.String("text", httpapi.Text{MaxLength: maxText})
+	c.text, _ = body.String("text", httpapi.Text{Required: mode == create, MaxLength: maxText})
 	if parent, ok := body.UUID("parent", false, true); ok {
 		c.parent = optional{sent: true, value: parent}
+	}
+	if mode == create {
+		// Required only for an object without comments yet, which the body alone cannot tell.
+		c.organizationID, _ = body.UUID("organization_id", false, false)
 	}
 	if err := body.Err(); err != nil {
 		return nil, err

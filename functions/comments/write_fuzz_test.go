@@ -42,13 +42,17 @@ func FuzzCommentWrite(f *testing.F) {
 			f.Add(`{"`+field+`": `+v+`}`, false)
 		}
 	}
-	f.Fuzz(func(t *testing.T, body string, put bool) {
-		c, err := readChange(jsonRequest(body), put)
+	f.Fuzz(func(t *testing.T, body string, isPut bool) {
+		mode := patch
+		if isPut {
+			mode = put
+		}
+		c, err := readChange(jsonRequest(body), mode)
 		if err != nil {
 			checkWriteRefusal(t, body, err)
 			return
 		}
-		if put && (c.contentType == nil || c.objectID == nil) {
+		if isPut && (c.contentType == nil || c.objectID == nil) {
 			t.Fatalf("%.200q: a PUT without content_type or object_id accepted", body)
 		}
 		tag, text := domain.Deref(c.tag.value), domain.Deref(c.text)
@@ -75,7 +79,7 @@ func FuzzCommentWrite(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		again, err := readChange(jsonRequest(string(raw)), put)
+		again, err := readChange(jsonRequest(string(raw)), mode)
 		if err != nil || !reflect.DeepEqual(again, c) {
 			t.Fatalf("%.200q gave %+v; sent back as %.200s it gave %+v, %v", body, *c, raw, again, err)
 		}

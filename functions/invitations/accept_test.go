@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // loginOrganizations logs u in through the auth function and returns its `organizations` value.

@@ -6,8 +6,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 const pairs = 50

@@ -7,8 +7,8 @@ import (
 
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // TestDemoInvitations walks what `make run` offers a newcomer: the demo fixture's invitee reads the

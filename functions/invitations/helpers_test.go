@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // ttl is the INVITATION_TTL of the tests.

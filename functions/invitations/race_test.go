@@ -8,9 +8,9 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // competingStore is the real store with a competitor that writes just before each of the handler's

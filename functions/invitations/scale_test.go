@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // TestTwoHundredRoundsOnOneInvitation: one invitation, two hundred rounds, each two PATCHes released

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // TestPatchFieldErrors: every field's checks and DRF's messages, all failing fields at once, and a

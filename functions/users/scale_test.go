@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/users"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // caseVariant writes email with the letters whose position's bit of i is set in upper case: the

@@ -11,8 +11,8 @@ import (
 
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/users"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 type fixture struct {

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/bench"
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // BenchmarkOperations sends every operation of the API through the full local path (API Gateway event

@@ -16,11 +16,11 @@ import (
 	"github.com/reportingplatform/api/infra/bench"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/password"
-	"github.com/reportingplatform/api/shared/testkit"
 	"golang.org/x/crypto/argon2"
 )
 

@@ -16,8 +16,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/contract"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // The built bootstraps, not the handlers: what sam build ships must start under the Lambda Runtime

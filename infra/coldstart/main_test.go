@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // TestMain searches every line the bootstraps log (forwarded into the test's log) for passwords,

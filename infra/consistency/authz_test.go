@@ -10,9 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // outcome is what SPEC §2 and §3 give one caller for one operation.
@@ -27,6 +27,7 @@ const (
 	forbidden                    // 403
 	notFound                     // 404
 	emptyList                    // 200, count 0: none of the caller's business
+	rejected                     // 400 with the operation's own body: an object the caller may not know of
 	allowed                      // the operation's success, checked by the operation
 )
 
@@ -56,6 +57,7 @@ var callerNames = []string{
 const (
 	n401, b401, s401, bad, dead = noCredentials, bareBearer, spacedToken, invalidToken, inactiveUser
 	no403, no404, none, yes     = forbidden, notFound, emptyList, allowed
+	no400                       = rejected
 )
 
 // authzWorld is two organizations, A (whose objects the matrix works on) and B (whose data must never
@@ -73,9 +75,11 @@ type authzWorld struct {
 	invA     domain.Invitation // pending, to the invitee's address in upper case
 	invDecl  domain.Invitation // pending, to the invitee's address: the invitee may decline it
 	objA     string
-	comments []fixture.Comment // on objA; the first, by the commenter, is the one the matrix reads and writes
-	secretsA []string          // what only readers of A's objects may see
-	secretsB []string          // what no response of the matrix may carry
+	comments []fixture.Comment          // on objA; the first, by the commenter, is the one the matrix reads and writes
+	objDel   string                     // another object of A, with one comment per caller class to delete
+	doomed   map[string]fixture.Comment // by caller class: the commenter's comment that caller tries to delete
+	secretsA []string                   // what only readers of A's objects may see
+	secretsB []string                   // what no response of the matrix may carry
 }
 
 const authzTTL = 7 * 24 * time.Hour
@@ -134,6 +138,13 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		comment(w.orgA, w.objA, "administrator", "", "Aurora agrees "+r, &first.ID, 1),
 		comment(w.orgA, w.objA, "member", "later", "Aurora follow-up "+r, nil, 2)}
 	commentB := comment(orgB, objB, "outsider", "boreal-tag-"+r, "Borealis only text "+r, nil, 0)
+	w.objDel, w.doomed = id(), map[string]fixture.Comment{}
+	var doomed []fixture.Comment
+	for i, caller := range callerNames {
+		c := comment(w.orgA, w.objDel, "commenter", "doomed", "Aurora doomed "+caller+" "+r, nil, i)
+		w.doomed[caller] = c
+		doomed = append(doomed, c)
+	}
 
 	var users []fixture.User
 	for _, u := range people {
@@ -149,7 +160,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		},
 		Portfolios:  []fixture.Portfolio{w.folioA, folioB},
 		Invitations: invitations,
-		Comments:    append(append([]fixture.Comment{}, w.comments...), commentB),
+		Comments:    append(append(append([]fixture.Comment{}, w.comments...), commentB), doomed...),
 	}, now, authzTTL)
 
 	for class, p := range people {
@@ -180,7 +191,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 	invB := stored(invitations[2])
 	w.secretsA = []string{w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID, w.invA.Token,
 		w.invDecl.ID, w.invDecl.Token, invitee, w.objA, people["administrator"].Email, people["commenter"].Email}
-	for _, c := range w.comments {
+	for _, c := range append(append([]fixture.Comment{}, w.comments...), doomed...) {
 		w.secretsA = append(w.secretsA, c.ID, c.Text)
 	}
 	w.secretsB = []string{orgB.ID, orgB.Name, folioB.ID, folioB.Name, outsiderMbr, invB.ID, invB.Token, invB.Email,
@@ -209,8 +220,10 @@ func newToken(t *testing.T, userID string) string {
 // (want, in callerNames' order), how a success is checked, and, for a write, how many writes landed.
 type operation struct {
 	name, method, pattern, path string
+	pathFor                     func(caller string) string // when each caller class has its own target; nil: path
 	body                        func(caller string) string
 	want                        []outcome
+	rejected                    string // the body of the rejected outcome
 	check                       func(t *testing.T, caller string, resp testkit.Response)
 	writes                      func(t *testing.T) int64 // nil for a read
 }
@@ -241,14 +254,20 @@ func TestAuthorizationMatrix(t *testing.T) {
 			}
 			t.Run(op.name+"/"+caller, func(t *testing.T) {
 				req := testkit.Request{Method: op.method, Path: op.path, Body: op.body(caller)}
+				if op.pathFor != nil {
+					req.Path = op.pathFor(caller)
+				}
 				if h, ok := w.headers[caller]; ok {
 					req.Header = map[string]string{"Authorization": h}
 				}
 				resp := testkit.Do(t, w.gw, req)
-				w.leaksNothing(t, resp, want == allowed)
-				if want == allowed {
+				w.leaksNothing(t, resp, want == allowed, req.Path+req.Body)
+				switch want {
+				case allowed:
 					op.check(t, caller, resp)
-				} else {
+				case rejected:
+					resp.Expect(t, 400, op.rejected)
+				default:
 					resp.Expect(t, refusals[want].status, refusals[want].body)
 				}
 				challenge := resp.Header.Get("WWW-Authenticate")
@@ -348,14 +367,66 @@ func (w *authzWorld) operations() []operation {
 		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, no403, yes, yes, yes},
 		check:  expect(200, func() string { return commentWritten(c) }),
 		writes: w.commentVersion(c.ID),
+	}, {
+		// SPEC §10: members of the object's organization and staff; to anyone else the object does not exist.
+		name: "POST comment", method: "POST", pattern: "/api/v1/comments/", path: "/api/v1/comments/",
+		body: func(caller string) string {
+			return `{"content_type": "report", "object_id": "` + w.objA + `", "text": "by ` + caller + `"}`
+		},
+		want:     []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, yes, yes, yes, yes, yes, yes},
+		rejected: `{"object_id": ["Invalid pk \"` + w.objA + `\" - object does not exist."]}`,
+		check: func(t *testing.T, caller string, resp testkit.Response) {
+			id, _ := resp.Object(t)["id"].(string)
+			resp.Expect(t, 201, mustJSON(map[string]any{"id": id, "content_type": "report", "object_id": w.objA, "tag": nil, "text": "by " + caller, "parent": nil}))
+		},
+		writes: w.commentCount(w.objA, 0),
+	}, {
+		// SPEC §10: the commenter, administrators of its organization, staff. Each caller class tries
+		// its own comment of the commenter's.
+		name: "DELETE comment", method: "DELETE", pattern: "/api/v1/comments/{id}/",
+		pathFor: func(caller string) string { return "/api/v1/comments/" + w.doomed[caller].ID + "/" },
+		body:    static(""),
+		want:    []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, yes, yes, yes, yes},
+		check: func(t *testing.T, _ string, resp testkit.Response) {
+			if resp.Status != 204 || len(resp.Body) != 0 {
+				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
+			}
+		},
+		writes: w.commentCount(w.objDel, len(callerNames)),
+	}, {
+		// Last: it revokes the tokens of the callers it lets through.
+		name: "POST logout", method: "POST", pattern: "/api/v1/auth/logout", path: "/api/v1/auth/logout", body: static(""),
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, yes, yes, yes, yes, yes, yes, yes, yes},
+		check: func(t *testing.T, _ string, resp testkit.Response) {
+			if resp.Status != 204 || len(resp.Body) != 0 {
+				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
+			}
+		},
 	}}
 }
 
+// commentCount counts writes to an object's comments: its comment count, or with from > 0 how many
+// of its from comments are gone.
+func (w *authzWorld) commentCount(object string, from int) func(*testing.T) int64 {
+	return func(t *testing.T) int64 {
+		_, count, err := w.db.Store.CommentWriteReads(t.Context(), "", &domain.CommentObject{ContentType: "report", ObjectID: object})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if from > 0 {
+			return int64(from - count.N)
+		}
+		return int64(count.N)
+	}
+}
+
 // everyProtectedRouteIsARow fails when a function serves an operation that needs a token and the matrix
-// has no row for it (the operations without authentication are SPEC §2's login and §10's schema and docs).
+// has no row for it (the operations without authentication are SPEC §2's login and §10's schema and docs,
+// with the docs page's files).
 func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
 	t.Helper()
-	public := map[string]bool{"POST /api/v1/auth/login": true, "GET /api/schema": true, "GET /api/docs": true}
+	public := map[string]bool{"POST /api/v1/auth/login": true, "GET /api/schema": true, "GET /api/docs": true,
+		"GET /api/docs/{asset}": true}
 	rows := map[string]bool{}
 	for _, op := range ops {
 		rows[op.method+" "+strings.TrimSuffix(op.pattern, "/")] = true
@@ -370,8 +441,9 @@ func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
 	}
 }
 
-// leaksNothing fails when a response carries any of B's data, or A's data to a caller who may not see it.
-func (w *authzWorld) leaksNothing(t *testing.T, resp testkit.Response, mayShowA bool) {
+// leaksNothing fails when a response carries any of B's data, or A's data to a caller who may not see it,
+// beyond what the caller sent (a refusal may name the id it refuses).
+func (w *authzWorld) leaksNothing(t *testing.T, resp testkit.Response, mayShowA bool, sent string) {
 	t.Helper()
 	body := strings.ToLower(string(resp.Body))
 	for _, s := range w.secretsB {
@@ -383,7 +455,7 @@ func (w *authzWorld) leaksNothing(t *testing.T, resp testkit.Response, mayShowA 
 		return
 	}
 	for _, s := range w.secretsA {
-		if strings.Contains(body, strings.ToLower(s)) {
+		if strings.Contains(body, strings.ToLower(s)) && !strings.Contains(strings.ToLower(sent), strings.ToLower(s)) {
 			t.Errorf("a refusal carries organization A's %q: %s", s, resp.Body)
 		}
 	}

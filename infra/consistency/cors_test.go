@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 const (
@@ -158,8 +158,8 @@ func TestCORSThroughTheGateway(t *testing.T) {
 		for _, method := range []string{"OPTIONS", "DELETE"} {
 			resp = testkit.Do(t, gw, testkit.Request{Method: method, Path: "/api/v1/comments/", Header: map[string]string{"Origin": corsOrigin}})
 			resp.Expect(t, http.StatusMethodNotAllowed, `{"detail": "Method \"`+method+`\" not allowed."}`)
-			if allow := resp.Header.Get("Allow"); allow != "GET, HEAD" {
-				t.Errorf("%s: Allow %q, want GET, HEAD", method, allow)
+			if allow := resp.Header.Get("Allow"); allow != "GET, HEAD, POST" {
+				t.Errorf("%s: Allow %q, want GET, HEAD, POST", method, allow)
 			}
 			wantHeaders(t, method, resp.Header, listed)
 		}
@@ -176,7 +176,7 @@ func TestCORSThroughTheGateway(t *testing.T) {
 			resp := testkit.Do(t, gw, testkit.Request{Method: "OPTIONS", Path: "/api/v1/comments/" + demoComment + "/",
 				Header: map[string]string{"Origin": origin, "Access-Control-Request-Method": "PATCH"}})
 			resp.Expect(t, http.StatusMethodNotAllowed, `{"detail": "Method \"OPTIONS\" not allowed."}`)
-			if allow := resp.Header.Get("Allow"); allow != "GET, HEAD, PATCH, PUT" {
+			if allow := resp.Header.Get("Allow"); allow != "DELETE, GET, HEAD, PATCH, PUT" {
 				t.Errorf("%s: Allow %q", origin, allow)
 			}
 			wantHeaders(t, "preflight from "+origin, resp.Header, map[string]string{"Vary": "Origin"})

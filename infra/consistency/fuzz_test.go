@@ -18,10 +18,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // FuzzAPI sends random requests through the whole path a deployed request takes (API Gateway event →

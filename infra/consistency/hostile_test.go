@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // Demo ids (infra/fixtures/demo.json).

@@ -12,8 +12,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/testkit"
 	"gopkg.in/yaml.v3"
 )
 
@@ -59,10 +59,23 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"PATCH", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"text": "edited"}`, 200},
 		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
 		{"PATCH", "/api/v1/comments/" + demo("comment:5") + "/", staff, `{"parent": "` + demo("comment:11") + `"}`, 200},
+		{"POST", "/api/v1/comments/", staff, `{"content_type": "report", "object_id": "` + demoReport + `", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},
+		{"POST", "/api/v1/auth/logout", tokenOf(t, db, "grace@example.com"), "", 204},
 	} {
 		resp := testkit.Do(t, gw, testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body})
 		if resp.Status != step.status {
 			t.Fatalf("%s %s: %d %s, want %d", step.method, step.path, resp.Status, resp.Body, step.status)
+		}
+		if step.method == "POST" && strings.HasPrefix(step.path, "/api/v1/comments/") {
+			// Delete what was created: the reply leaves its parent's count and the counters.
+			var created struct{ ID string }
+			if err := json.Unmarshal(resp.Body, &created); err != nil {
+				t.Fatal(err)
+			}
+			del := testkit.Do(t, gw, testkit.Request{Method: "DELETE", Path: "/api/v1/comments/" + created.ID + "/", Token: staff})
+			if del.Status != 204 {
+				t.Fatalf("DELETE %s: %d %s", created.ID, del.Status, del.Body)
+			}
 		}
 	}
 

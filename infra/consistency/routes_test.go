@@ -7,9 +7,9 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // normal drops the trailing slash: API Gateway routes both forms to one resource, and so do our routers.

@@ -204,8 +204,8 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 			t.Errorf("build-%s builds functions/%s/lambda, which has no main.go", id, target[1])
 		}
 	}
-	if functions != 4 {
-		t.Errorf("%d functions in template.yaml, want 4 (auth, users, invitations, comments)", functions)
+	if functions != 5 {
+		t.Errorf("%d functions in template.yaml, want 5 (auth, users, invitations, comments, docs)", functions)
 	}
 	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64") ||
 		!strings.Contains(string(makefile), "-tags lambda.norpc -ldflags='-s -w'") ||

@@ -21,9 +21,9 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/infra/faultproxy"
 	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // Demo ids (infra/fixtures/demo.json).

@@ -3,7 +3,7 @@ package gateway_test
 import (
 	"testing"
 
-	"github.com/reportingplatform/api/shared/testkit"
+	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // TestMain searches every line the package's tests log for passwords, hashes and tokens (SPEC §9).

@@ -50,19 +50,7 @@ func run(demoPath, stage string) error {
 			return err
 		}
 	}
-	templatePath, err := gateway.FindTemplate()
-	if err != nil {
-		return err
-	}
-	routes, err := gateway.LoadRoutes(templatePath)
-	if err != nil {
-		return err
-	}
-	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(env.Store, env.Log, env.Config, env.Now) {
-		handlers[id] = h
-	}
-	gw, err := gateway.New(routes, handlers, stage)
+	gw, routes, err := api(env, stage)
 	if err != nil {
 		return err
 	}
@@ -79,6 +67,28 @@ func run(demoPath, stage string) error {
 	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	return srv.Shutdown(shutdown)
+}
+
+// api is what the server serves: template.yaml's routes, each request turned into its API Gateway event
+// and handed to its function as wired by infra/stack.
+func api(env service.Env, stage string) (*gateway.Gateway, []gateway.Route, error) {
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		return nil, nil, err
+	}
+	routes, err := gateway.LoadRoutes(templatePath)
+	if err != nil {
+		return nil, nil, err
+	}
+	handlers := map[string]http.Handler{}
+	for id, h := range stack.Handlers(env.Store, env.Log, env.Config, env.Now) {
+		handlers[id] = h
+	}
+	gw, err := gateway.New(routes, handlers, stage)
+	if err != nil {
+		return nil, nil, err
+	}
+	return gw, routes, nil
 }
 
 func loadDemo(ctx context.Context, env service.Env, path string) error {
@@ -109,6 +119,7 @@ Routes from template.yaml:
 		fmt.Printf("  %-6s %-45s -> %s\n", r.Method, r.Path, r.Function)
 	}
 	fmt.Printf(`
+API docs, every operation in a browser: %[1]s/api/docs/  (the OpenAPI document: %[1]s/api/schema/)
 Demo login (staff): admin@example.com / demo-admin-2026
   curl -s -X POST %[1]s/api/v1/auth/login -H 'Content-Type: application/json' \
        -d '{"username": "admin@example.com", "password": "demo-admin-2026"}'

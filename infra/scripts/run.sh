@@ -20,6 +20,8 @@ if [ -z "${DYNAMODB_ENDPOINT:-}" ]; then
     echo "make run: DynamoDB Local started on 127.0.0.1:8000 (data in .local/dynamodb-data)"
   fi
 fi
+# Swagger UI for the docs page at /api/docs/ (npm, pinned; once).
+infra/scripts/docs-assets.sh install
 mkdir -p .local/bin
 go build -o .local/bin/local-api ./infra/local
 LOG_FORMAT=${LOG_FORMAT:-text} .local/bin/local-api -demo infra/fixtures/demo.json

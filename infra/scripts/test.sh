@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test` (and `make bench` with the argument bench): vet and staticcheck, then every test with the race detector, against a DynamoDB Local of its own (an
+# `make test` (and `make bench` with the argument bench): vet, staticcheck and Redocly's lint of openapi.yaml,
+# then every test with the race detector, against a DynamoDB Local of its own (an
 # in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -18,4 +19,14 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit
 go vet ./...
 # staticcheck, pinned, through the Go module proxy: nothing to install by hand.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# openapi.yaml against Redocly's rules; this also installs the Swagger UI the docs tests serve.
+infra/scripts/docs-assets.sh lint
+# Chromium, for the docs page's browser test (infra/local), installed like Java where it is missing.
+if ! command -v chromium >/dev/null 2>&1; then
+  echo "test: installing Chromium with apt-get" >&2
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  $sudo apt-get update -qq >&2
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
+fi
 go test -race -count=1 ${TEST_FLAGS:-} ./...

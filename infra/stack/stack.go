@@ -1,31 +1,47 @@
-// Package stack wires the four functions of template.yaml to one store, keyed by their logical ids, the
-// way their Lambda mains do one by one. The local server serves it and the consistency tests inspect it;
+// Package stack wires the functions of template.yaml to one store, keyed by their logical ids, the way
+// their Lambda mains do one by one. The local server serves it and the consistency tests inspect it;
 // Lambda never imports it.
 package stack
 
 import (
 	"log/slog"
+	"path/filepath"
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/functions/comments"
+	"github.com/reportingplatform/api/functions/docs"
 	"github.com/reportingplatform/api/functions/invitations"
 	"github.com/reportingplatform/api/functions/users"
+	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
 // Handlers returns each function's router by its template.yaml logical id, allowing cfg's CORS origins.
+// The docs function serves the checkout's openapi.yaml and the Swagger UI that
+// infra/scripts/docs-assets.sh installed, read at its first request.
 func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config, now func() time.Time) map[string]*httpapi.Router {
 	handlers := map[string]*httpapi.Router{
 		"AuthFunction":        auth.New(store, log, cfg.TokenTTL, now),
 		"UsersFunction":       users.New(store, log, now),
 		"InvitationsFunction": invitations.New(store, log, cfg.InvitationTTL, now),
 		"CommentsFunction":    comments.New(store, log, now),
+		"DocsFunction":        docs.New(log, docsFiles()),
 	}
 	for _, h := range handlers {
 		h.AllowOrigins(cfg.CORSAllowedOrigins)
 	}
 	return handlers
+}
+
+// docsFiles are those of the checkout holding the working directory, found as template.yaml is: the
+// local server runs at its root, tests in a package's folder.
+func docsFiles() docs.Files {
+	root := "."
+	if tpl, err := gateway.FindTemplate(); err == nil {
+		root = filepath.Dir(tpl)
+	}
+	return docs.InRepo(root)
 }

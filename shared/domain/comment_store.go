@@ -55,6 +55,9 @@ type CommentReads struct {
 	ParentID  string         // "" for none
 	Object    *CommentObject // the object whose counter is wanted; nil for none
 	Tag       *string        // with Object: the counter of this tag instead (its owner is still the object's)
+	// OrganizationID names an organization whose existence is wanted (a new comment's organization_id,
+	// which staff may set to any organization); "" for none.
+	OrganizationID string
 }
 
 // CommentRead is what CommentReads found; what does not exist is nil or zero.
@@ -63,6 +66,8 @@ type CommentRead struct {
 	Comment *Comment
 	Parent  *Comment
 	Count   CommentCount
+	// Organization is the organization CommentReads.OrganizationID names, nil when it does not exist.
+	Organization *Organization
 }
 
 // CommentStore is what the comments function needs from storage.
@@ -96,4 +101,14 @@ type CommentStore interface {
 	// comment, its new parent or one of the new parent's ancestors changed since they were read (the
 	// caller reads again and retries).
 	UpdateComment(ctx context.Context, u CommentUpdate) error
+	// CreateComment stores a new comment c in one atomic write with the counters that count it (its
+	// object's, claimed for c's organization, and its tag's) and, with parent set (as read: its Version
+	// guards that it is still where it was checked to be), the parent's reply count. Returns
+	// ErrObjectOwnedElsewhere when the object belongs to another organization, ECONFLICT when the parent
+	// changed since it was read (the caller reads again and retries).
+	CreateComment(ctx context.Context, c Comment, parent *Comment) error
+	// DeleteComment removes c (as read: its Version guards that it gained no reply meanwhile) in one
+	// atomic write with the counters that counted it and its parent's reply count. Returns ECONFLICT
+	// when the comment changed or vanished since it was read.
+	DeleteComment(ctx context.Context, c Comment) error
 }

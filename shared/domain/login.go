@@ -72,4 +72,9 @@ type LoginStore interface {
 	RecordLogin(ctx context.Context, u User, t Token, newPasswordHash string) error
 	// User reads one user. Returns ENOTFOUND when it does not exist.
 	User(ctx context.Context, id string) (User, error)
+	// Session reads a token and its user in one call (logout authenticates).
+	Session(ctx context.Context, ref TokenRef) (Session, error)
+	// RevokeToken deletes the token of ref, so that it no longer authenticates. Revoking a token that is
+	// gone is no error.
+	RevokeToken(ctx context.Context, ref TokenRef) error
 }

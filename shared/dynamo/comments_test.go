@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // commentWorld is one object of one organization with comments written through the fixture store
@@ -49,7 +48,7 @@ func (w *commentWorld) put(t *testing.T, object domain.CommentObject, org, tag, 
 	if parent != "" {
 		c.ParentID = &parent
 	}
-	must(t, w.db.Store.PutFixtureComments(context.Background(), []dynamo.FixtureComment{{Comment: c}}))
+	must(t, w.db.Store.PutFixtureComments(context.Background(), []domain.FixtureComment{{Comment: c}}))
 	return w.get(t, c.ID)
 }
 
@@ -167,7 +166,7 @@ func TestCommentIndexAndPage(t *testing.T) {
 		old := c
 		c.CommenterID = u.ID
 		// The commenter is not writable through the API; set it through the fixture path.
-		must(t, w.db.Store.PutFixtureComments(ctx, []dynamo.FixtureComment{{Comment: c, Previous: &old}}))
+		must(t, w.db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: c, Previous: &old}}))
 		ids = append(ids, c.ID)
 	}
 	for _, tc := range []struct {

@@ -17,60 +17,8 @@ import (
 // portfolios, invitations and comments. It parses and validates a whole file against what is stored
 // before it writes anything; the store gives it the reads for that (FixtureState, fixture_read.go) and
 // one write per kind of entry (fixture_write.go; PutFixtureComments in this file) that keeps the table's
-// denormalised data in step: email claims, the memberships copied onto users, comment counters.
-
-// FixtureMemberKey names a membership by organization and user, which is how the member item is keyed:
-// a user is a member of an organization at most once.
-type FixtureMemberKey struct{ OrganizationID, UserID string }
-
-// FixtureObject is a commented object.
-type FixtureObject struct{ ContentType, ObjectID string }
-
-// FixtureTag is one tag of a commented object: the key of its tag counter.
-type FixtureTag struct{ ContentType, ObjectID, Tag string }
-
-// FixtureCount is an object's comment counter: how many comments it has and the organization that owns
-// it (the organization of its comments).
-type FixtureCount struct {
-	OrganizationID string
-	Count          int
-}
-
-// FixtureRefs lists what the loader wants to know about the table. Every list may be empty; ids that
-// are not UUIDs are simply not found.
-type FixtureRefs struct {
-	UserIDs         []string
-	Emails          []string // owners of these email claims, matched case-insensitively
-	OrganizationIDs []string
-	MemberIDs       []string // members by their own id (GSI1)
-	MemberKeys      []FixtureMemberKey
-	PortfolioIDs    []string // portfolios by their own id (GSI1), whatever their organization
-	InvitationIDs   []string
-	CommentIDs      []string
-	Objects         []FixtureObject // comment counters (COUNT items)
-	Tags            []FixtureTag    // tag counters (COUNT#TAG# items)
-}
-
-// FixtureState is what FixtureState found. Absent entries do not exist in the table.
-type FixtureState struct {
-	Users         map[string]domain.User
-	EmailOwners   map[string]string // domain.EmailKey(email) → user id
-	Organizations map[string]domain.Organization
-	Members       map[string]domain.Member // by member id
-	MembersByKey  map[FixtureMemberKey]domain.Member
-	Portfolios    map[string]domain.Portfolio
-	Invitations   map[string]domain.Invitation
-	Comments      map[string]domain.Comment
-	Objects       map[FixtureObject]FixtureCount
-	Tags          map[FixtureTag]int
-}
-
-// FixtureComment is one comment the loader writes: its new state and, when it replaces a stored
-// comment, the stored one (whose counters and parent's reply count it gives back).
-type FixtureComment struct {
-	Comment  domain.Comment // Replies and Version are the store's: ignored here
-	Previous *domain.Comment
-}
+// denormalised data in step: email claims, the memberships copied onto users, comment counters. Together
+// they are the loader's fixture.Store; the types they exchange are domain's (domain/fixture.go).
 
 // fixtureCommentsPerTx bounds a comment transaction: 25 comments and their counters stay well under
 // TransactWriteItems' 100 items, and grouping cuts the round trips of a 5,000-comment fixture by 25.
@@ -90,11 +38,11 @@ const (
 // before its replies. A replaced comment is updated in place without touching its replies (other
 // transactions may be adding to them), conditional on its stored version; a new one is put only if
 // absent. Returns ECONFLICT when a comment changed since it was read.
-func (s *Store) PutFixtureComments(ctx context.Context, comments []FixtureComment) error {
-	var order []FixtureObject
-	groups := map[FixtureObject][]FixtureComment{}
+func (s *Store) PutFixtureComments(ctx context.Context, comments []domain.FixtureComment) error {
+	var order []domain.CommentObject
+	groups := map[domain.CommentObject][]domain.FixtureComment{}
 	for _, fc := range comments {
-		o := FixtureObject{fc.Comment.ContentType, fc.Comment.ObjectID}
+		o := domain.CommentObject{ContentType: fc.Comment.ContentType, ObjectID: fc.Comment.ObjectID}
 		if _, ok := groups[o]; !ok {
 			order = append(order, o)
 		}
@@ -120,7 +68,7 @@ func (s *Store) PutFixtureComments(ctx context.Context, comments []FixtureCommen
 
 // fixtureCommentTx collects the comments of one transaction and the summed counter changes they make.
 type fixtureCommentTx struct {
-	comments []FixtureComment
+	comments []domain.FixtureComment
 	touched  map[key]bool   // every item the transaction writes
 	bytes    int            // a generous estimate of the size of the comments
 	replies  map[string]int // comment id → change of its replies
@@ -135,7 +83,7 @@ func newFixtureCommentTx() *fixtureCommentTx {
 
 // fixtureCommentTouches lists the items a comment write changes: the comment, and the counters and parent
 // of its new and (when replaced) its stored state.
-func fixtureCommentTouches(fc FixtureComment) []key {
+func fixtureCommentTouches(fc domain.FixtureComment) []key {
 	keys := []key{commentKey(fc.Comment.ID)}
 	for _, c := range []*domain.Comment{&fc.Comment, fc.Previous} {
 		if c == nil {
@@ -153,7 +101,7 @@ func fixtureCommentTouches(fc FixtureComment) []key {
 }
 
 // fits reports whether fc can join the transaction without passing its limits.
-func (tx *fixtureCommentTx) fits(fc FixtureComment) bool {
+func (tx *fixtureCommentTx) fits(fc domain.FixtureComment) bool {
 	if len(tx.comments) >= fixtureCommentsPerTx || (len(tx.comments) > 0 && tx.bytes+fixtureCommentSize(fc.Comment) > fixtureMaxTransactBytes) {
 		return false
 	}
@@ -174,7 +122,7 @@ func fixtureCommentSize(c domain.Comment) int {
 
 // add puts fc into the transaction: its stored state's counters go down, its new state's go up, and
 // its object's counter takes its organization.
-func (tx *fixtureCommentTx) add(fc FixtureComment) {
+func (tx *fixtureCommentTx) add(fc domain.FixtureComment) {
 	tx.comments = append(tx.comments, fc)
 	tx.bytes += fixtureCommentSize(fc.Comment)
 	for _, k := range fixtureCommentTouches(fc) {

@@ -20,7 +20,7 @@ const fixtureIndexQueries = 16
 // strongly consistent BatchGetItem sequence. The base items are read even for members and portfolios
 // found in the index because the index is eventually consistent and projects only keys: the base item
 // is the truth. Never scans.
-func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureState, error) {
+func (s *Store) FixtureState(ctx context.Context, refs domain.FixtureRefs) (domain.FixtureState, error) {
 	indexKeys := make([]key, 0, len(refs.MemberIDs)+len(refs.PortfolioIDs))
 	for _, id := range refs.MemberIDs {
 		indexKeys = append(indexKeys, memberIndexKey(id))
@@ -30,7 +30,7 @@ func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureStat
 	}
 	byIndex, err := s.fixtureIndexLookup(ctx, indexKeys)
 	if err != nil {
-		return FixtureState{}, err
+		return domain.FixtureState{}, err
 	}
 
 	var keys []key
@@ -59,29 +59,29 @@ func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureStat
 		keys = append(keys, objectCountKey(o.ContentType, o.ObjectID))
 	}
 	for _, t := range refs.Tags {
-		keys = append(keys, objectTagCountKey(t.ContentType, t.ObjectID, t.Tag))
+		keys = append(keys, objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag))
 	}
 	items, err := s.batchGet(ctx, "read fixture state", keys)
 	if err != nil {
-		return FixtureState{}, err
+		return domain.FixtureState{}, err
 	}
 	return decodeFixtureState(refs, byIndex, items)
 }
 
 // decodeFixtureState sorts the items FixtureState read into its maps.
-func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (FixtureState, error) {
-	st := FixtureState{
+func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (domain.FixtureState, error) {
+	st := domain.FixtureState{
 		Users: map[string]domain.User{}, EmailOwners: map[string]string{},
 		Organizations: map[string]domain.Organization{}, Members: map[string]domain.Member{},
-		MembersByKey: map[FixtureMemberKey]domain.Member{}, Portfolios: map[string]domain.Portfolio{},
+		MembersByKey: map[domain.MemberKey]domain.Member{}, Portfolios: map[string]domain.Portfolio{},
 		Invitations: map[string]domain.Invitation{}, Comments: map[string]domain.Comment{},
-		Objects: map[FixtureObject]FixtureCount{}, Tags: map[FixtureTag]int{},
+		Objects: map[domain.CommentObject]domain.CommentCount{}, Tags: map[domain.CommentTag]int{},
 	}
 	for _, id := range refs.UserIDs {
 		if item := items[userKey(id)]; item != nil {
 			u, err := decodeUser(item)
 			if err != nil {
-				return FixtureState{}, err
+				return domain.FixtureState{}, err
 			}
 			st.Users[id] = u
 		}
@@ -90,7 +90,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[emailKey(e)]; item != nil {
 			var claim emailItem
 			if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-				return FixtureState{}, fail("decode email claim", err)
+				return domain.FixtureState{}, fail("decode email claim", err)
 			}
 			st.EmailOwners[domain.EmailKey(e)] = claim.UserID
 		}
@@ -99,7 +99,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[orgKey(id)]; item != nil {
 			var it orgItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode organization", err)
+				return domain.FixtureState{}, fail("decode organization", err)
 			}
 			st.Organizations[id] = it.domain()
 		}
@@ -108,7 +108,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[memberKey(mk.OrganizationID, mk.UserID)]; item != nil {
 			var it memberItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode member", err)
+				return domain.FixtureState{}, fail("decode member", err)
 			}
 			st.MembersByKey[mk] = it.domain()
 		}
@@ -118,7 +118,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 			var it memberItem
 			if item := items[k]; item != nil {
 				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return FixtureState{}, fail("decode member", err)
+					return domain.FixtureState{}, fail("decode member", err)
 				}
 			}
 			if it.ID == id { // a stale index entry points at an item that now holds another member
@@ -131,7 +131,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 			var it portfolioItem
 			if item := items[k]; item != nil {
 				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return FixtureState{}, fail("decode portfolio", err)
+					return domain.FixtureState{}, fail("decode portfolio", err)
 				}
 			}
 			if it.ID == id {
@@ -143,7 +143,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[invitationKey(id)]; item != nil {
 			inv, err := decodeInvitation(item)
 			if err != nil {
-				return FixtureState{}, err
+				return domain.FixtureState{}, err
 			}
 			st.Invitations[id] = inv
 		}
@@ -152,7 +152,7 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[commentKey(id)]; item != nil {
 			c, err := decodeComment(item)
 			if err != nil {
-				return FixtureState{}, err
+				return domain.FixtureState{}, err
 			}
 			st.Comments[id] = c
 		}
@@ -161,16 +161,16 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		if item := items[objectCountKey(o.ContentType, o.ObjectID)]; item != nil {
 			var it countItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode comment count", err)
+				return domain.FixtureState{}, fail("decode comment count", err)
 			}
-			st.Objects[o] = FixtureCount{OrganizationID: it.OrgID, Count: it.Count}
+			st.Objects[o] = domain.CommentCount{N: it.Count, OrganizationID: it.OrgID}
 		}
 	}
 	for _, t := range refs.Tags {
-		if item := items[objectTagCountKey(t.ContentType, t.ObjectID, t.Tag)]; item != nil {
+		if item := items[objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag)]; item != nil {
 			var it countItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode tag count", err)
+				return domain.FixtureState{}, fail("decode tag count", err)
 			}
 			st.Tags[t] = it.Count
 		}

@@ -9,15 +9,14 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // fxNow is the time of every write these tests make: stored timestamps then compare exactly.
 var fxNow = time.Date(2026, 11, 20, 10, 0, 0, 123456000, time.UTC)
 
-func fxState(t *testing.T, db *testkit.DB, refs dynamo.FixtureRefs) dynamo.FixtureState {
+func fxState(t *testing.T, db *testkit.DB, refs domain.FixtureRefs) domain.FixtureState {
 	t.Helper()
 	st, err := db.Store.FixtureState(context.Background(), refs)
 	if err != nil {
@@ -57,24 +56,24 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 		UpdatedAt: fxNow, Version: 1,
 	}
 	fxMust(t, db.Store.PutFixtureInvitation(ctx, inv, 0))
-	obj := dynamo.FixtureObject{ContentType: "report", ObjectID: uuid.NewString()}
+	obj := domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}
 	c := domain.Comment{
 		ID: uuid.NewString(), OrganizationID: org.ID, CommenterID: u.ID, ContentType: obj.ContentType, ObjectID: obj.ObjectID,
 		Tag: domain.Ptr("review"), Text: "Looks good", CreatedAt: fxNow, UpdatedAt: fxNow,
 	}
-	fxMust(t, db.Store.PutFixtureComments(ctx, []dynamo.FixtureComment{{Comment: c}}))
+	fxMust(t, db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: c}}))
 
 	missing := uuid.NewString()
-	key := dynamo.FixtureMemberKey{OrganizationID: org.ID, UserID: u.ID}
-	tag := dynamo.FixtureTag{ContentType: obj.ContentType, ObjectID: obj.ObjectID, Tag: "review"}
+	key := domain.MemberKey{OrganizationID: org.ID, UserID: u.ID}
+	tag := domain.CommentTag{Object: obj, Tag: "review"}
 	db.Calls.Reset()
-	st := fxState(t, db, dynamo.FixtureRefs{
+	st := fxState(t, db, domain.FixtureRefs{
 		UserIDs: []string{u.ID, missing}, Emails: []string{u.Email, "nobody@example.com"},
 		OrganizationIDs: []string{org.ID, missing}, MemberIDs: []string{m.ID, missing},
-		MemberKeys: []dynamo.FixtureMemberKey{key, {OrganizationID: missing, UserID: u.ID}}, PortfolioIDs: []string{pf.ID, missing},
+		MemberKeys: []domain.MemberKey{key, {OrganizationID: missing, UserID: u.ID}}, PortfolioIDs: []string{pf.ID, missing},
 		InvitationIDs: []string{inv.ID, missing}, CommentIDs: []string{c.ID, missing},
-		Objects: []dynamo.FixtureObject{obj, {ContentType: "report", ObjectID: missing}},
-		Tags:    []dynamo.FixtureTag{tag, {ContentType: "report", ObjectID: obj.ObjectID, Tag: "other"}},
+		Objects: []domain.CommentObject{obj, {ContentType: "report", ObjectID: missing}},
+		Tags:    []domain.CommentTag{tag, {Object: obj, Tag: "other"}},
 	})
 	for _, op := range db.Calls.Ops() {
 		if op != "Query" && op != "BatchGetItem" {
@@ -83,13 +82,13 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 	}
 	u.Memberships = []domain.Membership{{MemberID: m.ID, OrganizationID: org.ID, OrganizationName: org.Name, Role: m.Role}}
 	c.Version = 1
-	want := dynamo.FixtureState{
+	want := domain.FixtureState{
 		Users: map[string]domain.User{u.ID: u}, EmailOwners: map[string]string{u.Email: u.ID},
 		Organizations: map[string]domain.Organization{org.ID: org}, Members: map[string]domain.Member{m.ID: m},
-		MembersByKey: map[dynamo.FixtureMemberKey]domain.Member{key: m}, Portfolios: map[string]domain.Portfolio{pf.ID: pf},
+		MembersByKey: map[domain.MemberKey]domain.Member{key: m}, Portfolios: map[string]domain.Portfolio{pf.ID: pf},
 		Invitations: map[string]domain.Invitation{inv.ID: inv}, Comments: map[string]domain.Comment{c.ID: c},
-		Objects: map[dynamo.FixtureObject]dynamo.FixtureCount{obj: {OrganizationID: org.ID, Count: 1}},
-		Tags:    map[dynamo.FixtureTag]int{tag: 1},
+		Objects: map[domain.CommentObject]domain.CommentCount{obj: {N: 1, OrganizationID: org.ID}},
+		Tags:    map[domain.CommentTag]int{tag: 1},
 	}
 	if !reflect.DeepEqual(st, want) {
 		t.Fatalf("state:\n got %+v\nwant %+v", st, want)
@@ -186,12 +185,12 @@ func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
 			}
 			fxMust(t, db.Store.PutFixtureMember(ctx, after, orgName[after.OrganizationID], &before))
 
-			oldKey := dynamo.FixtureMemberKey{OrganizationID: before.OrganizationID, UserID: before.UserID}
-			newKey := dynamo.FixtureMemberKey{OrganizationID: after.OrganizationID, UserID: after.UserID}
-			st := fxState(t, db, dynamo.FixtureRefs{
-				MemberIDs: []string{after.ID}, MemberKeys: []dynamo.FixtureMemberKey{oldKey, newKey}, UserIDs: []string{first.ID, second.ID},
+			oldKey := domain.MemberKey{OrganizationID: before.OrganizationID, UserID: before.UserID}
+			newKey := domain.MemberKey{OrganizationID: after.OrganizationID, UserID: after.UserID}
+			st := fxState(t, db, domain.FixtureRefs{
+				MemberIDs: []string{after.ID}, MemberKeys: []domain.MemberKey{oldKey, newKey}, UserIDs: []string{first.ID, second.ID},
 			})
-			wantByKey := map[dynamo.FixtureMemberKey]domain.Member{newKey: after}
+			wantByKey := map[domain.MemberKey]domain.Member{newKey: after}
 			if !reflect.DeepEqual(st.Members, map[string]domain.Member{after.ID: after}) || !reflect.DeepEqual(st.MembersByKey, wantByKey) {
 				t.Fatalf("members by id %+v, by key %+v; want only %+v", st.Members, st.MembersByKey, after)
 			}
@@ -216,7 +215,7 @@ func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
 		if err := db.Store.PutFixtureMember(ctx, dup, acme.Name, nil); domain.ErrorCode(err) != domain.EINVALID {
 			t.Fatalf("err = %v, want EINVALID", err)
 		}
-		st := fxState(t, db, dynamo.FixtureRefs{MemberIDs: []string{m.ID, dup.ID}, UserIDs: []string{u.ID}})
+		st := fxState(t, db, domain.FixtureRefs{MemberIDs: []string{m.ID, dup.ID}, UserIDs: []string{u.ID}})
 		if len(st.Members) != 1 || st.Members[m.ID] != m || st.Users[u.ID].Memberships[0].MemberID != m.ID {
 			t.Fatalf("state after refusal: %+v, user %+v", st.Members, st.Users[u.ID])
 		}
@@ -254,7 +253,7 @@ func TestPutFixtureOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 					t.Errorf("memberships of %s = %+v, want org_name %q", u.ID, got.Memberships, tt.rename)
 				}
 			}
-			st := fxState(t, db, dynamo.FixtureRefs{OrganizationIDs: []string{org.ID}})
+			st := fxState(t, db, domain.FixtureRefs{OrganizationIDs: []string{org.ID}})
 			if st.Organizations[org.ID].Name != tt.rename {
 				t.Errorf("organization name %q, want %q", st.Organizations[org.ID].Name, tt.rename)
 			}
@@ -270,7 +269,7 @@ func TestPutFixturePortfolioMovesBetweenOrganizations(t *testing.T) {
 	moved := domain.Portfolio{ID: pf.ID, OrganizationID: uuid.NewString(), Name: "Income"}
 	fxMust(t, db.Store.PutFixturePortfolio(ctx, moved, pf.OrganizationID))
 	db.Calls.Reset()
-	st := fxState(t, db, dynamo.FixtureRefs{PortfolioIDs: []string{pf.ID}})
+	st := fxState(t, db, domain.FixtureRefs{PortfolioIDs: []string{pf.ID}})
 	if !reflect.DeepEqual(st.Portfolios, map[string]domain.Portfolio{pf.ID: moved}) {
 		t.Fatalf("portfolios %+v, want only %+v", st.Portfolios, moved)
 	}
@@ -302,7 +301,7 @@ func TestPutFixtureInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 			}
 		})
 	}
-	st := fxState(t, db, dynamo.FixtureRefs{InvitationIDs: []string{inv.ID}})
+	st := fxState(t, db, domain.FixtureRefs{InvitationIDs: []string{inv.ID}})
 	if got := st.Invitations[inv.ID]; got.Version != 2 || got.Status != domain.StatusAccepted {
 		t.Fatalf("invitation %+v, want version 2 accepted", got)
 	}
@@ -311,15 +310,15 @@ func TestPutFixtureInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 // fxCounters is what the counters of the objects and tags named say, and the comments' replies and
 // versions: everything PutFixtureComments must keep exact.
 type fxCounters struct {
-	Objects  map[dynamo.FixtureObject]dynamo.FixtureCount
-	Tags     map[dynamo.FixtureTag]int
+	Objects  map[domain.CommentObject]domain.CommentCount
+	Tags     map[domain.CommentTag]int
 	Replies  map[string]int
 	Versions map[string]int64
 }
 
-func fxReadCounters(t *testing.T, db *testkit.DB, objects []dynamo.FixtureObject, tags []dynamo.FixtureTag, ids []string) fxCounters {
+func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject, tags []domain.CommentTag, ids []string) fxCounters {
 	t.Helper()
-	st := fxState(t, db, dynamo.FixtureRefs{Objects: objects, Tags: tags, CommentIDs: ids})
+	st := fxState(t, db, domain.FixtureRefs{Objects: objects, Tags: tags, CommentIDs: ids})
 	got := fxCounters{Objects: st.Objects, Tags: st.Tags, Replies: map[string]int{}, Versions: map[string]int64{}}
 	for id, c := range st.Comments {
 		got.Replies[id], got.Versions[id] = c.Replies, c.Version
@@ -331,9 +330,9 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	org, commenter := uuid.NewString(), uuid.NewString()
-	x := dynamo.FixtureObject{ContentType: "report", ObjectID: uuid.NewString()}
-	y := dynamo.FixtureObject{ContentType: "report_attitude", ObjectID: uuid.NewString()}
-	comment := func(o dynamo.FixtureObject, tag string, parent *domain.Comment, text string) domain.Comment {
+	x := domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}
+	y := domain.CommentObject{ContentType: "report_attitude", ObjectID: uuid.NewString()}
+	comment := func(o domain.CommentObject, tag string, parent *domain.Comment, text string) domain.Comment {
 		c := domain.Comment{
 			ID: uuid.NewString(), OrganizationID: org, CommenterID: commenter, ContentType: o.ContentType,
 			ObjectID: o.ObjectID, Text: text, CreatedAt: fxNow, UpdatedAt: fxNow,
@@ -346,71 +345,71 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 		}
 		return c
 	}
-	tagOf := func(o dynamo.FixtureObject, tag string) dynamo.FixtureTag {
-		return dynamo.FixtureTag{ContentType: o.ContentType, ObjectID: o.ObjectID, Tag: tag}
+	tagOf := func(o domain.CommentObject, tag string) domain.CommentTag {
+		return domain.CommentTag{Object: o, Tag: tag}
 	}
-	objects := []dynamo.FixtureObject{x, y}
-	tags := []dynamo.FixtureTag{tagOf(x, "a"), tagOf(x, "b"), tagOf(y, "a"), tagOf(y, "b")}
+	objects := []domain.CommentObject{x, y}
+	tags := []domain.CommentTag{tagOf(x, "a"), tagOf(x, "b"), tagOf(y, "a"), tagOf(y, "b")}
 
 	// 60 comments on x: a root and 59 replies to it, tagged a, b or nothing in turn. They take three
 	// transactions (25 a transaction), the root's reply count spread over all three.
 	root := comment(x, "", nil, "root")
-	writes := []dynamo.FixtureComment{{Comment: root}}
+	writes := []domain.FixtureComment{{Comment: root}}
 	ids := []string{root.ID}
 	for i := range 59 {
 		c := comment(x, []string{"a", "b", ""}[i%3], &root, fmt.Sprint("reply ", i))
-		writes = append(writes, dynamo.FixtureComment{Comment: c})
+		writes = append(writes, domain.FixtureComment{Comment: c})
 		ids = append(ids, c.ID)
 	}
 	yRoot := comment(y, "", nil, "y root")
 	ids = append(ids, yRoot.ID)
 	db.Calls.Reset()
-	fxMust(t, db.Store.PutFixtureComments(ctx, append(writes, dynamo.FixtureComment{Comment: yRoot})))
+	fxMust(t, db.Store.PutFixtureComments(ctx, append(writes, domain.FixtureComment{Comment: yRoot})))
 	if got := len(db.Calls.Ops()); got != 4 {
 		t.Errorf("61 comments on two objects took %d calls %v, want 4 transactions", got, db.Calls.Ops())
 	}
-	stored := fxState(t, db, dynamo.FixtureRefs{CommentIDs: ids}).Comments
+	stored := fxState(t, db, domain.FixtureRefs{CommentIDs: ids}).Comments
 	mover := stored[ids[1]] // reply 0: tag a, parent root, on x
 
 	steps := []struct {
 		name   string
-		writes func() []dynamo.FixtureComment
+		writes func() []domain.FixtureComment
 		want   fxCounters
 	}{
 		{
 			name:   "new comments",
-			writes: func() []dynamo.FixtureComment { return nil },
+			writes: func() []domain.FixtureComment { return nil },
 			want: fxCounters{
-				Objects: map[dynamo.FixtureObject]dynamo.FixtureCount{x: {OrganizationID: org, Count: 60}, y: {OrganizationID: org, Count: 1}},
-				Tags:    map[dynamo.FixtureTag]int{tagOf(x, "a"): 20, tagOf(x, "b"): 20},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 60, OrganizationID: org}, y: {N: 1, OrganizationID: org}},
+				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 20, tagOf(x, "b"): 20},
 				Replies: map[string]int{root.ID: 59, mover.ID: 0, yRoot.ID: 0},
 			},
 		},
 		{
 			name: "a replaced comment moves object, tag and parent",
-			writes: func() []dynamo.FixtureComment {
+			writes: func() []domain.FixtureComment {
 				next := comment(y, "b", &yRoot, "moved")
 				next.ID = mover.ID
-				return []dynamo.FixtureComment{{Comment: next, Previous: &mover}}
+				return []domain.FixtureComment{{Comment: next, Previous: &mover}}
 			},
 			want: fxCounters{
-				Objects: map[dynamo.FixtureObject]dynamo.FixtureCount{x: {OrganizationID: org, Count: 59}, y: {OrganizationID: org, Count: 2}},
-				Tags:    map[dynamo.FixtureTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
+				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
 		},
 		{
 			name: "replacing in place changes no counter and keeps the replies",
-			writes: func() []dynamo.FixtureComment {
-				cur := fxState(t, db, dynamo.FixtureRefs{CommentIDs: []string{yRoot.ID, root.ID}}).Comments
+			writes: func() []domain.FixtureComment {
+				cur := fxState(t, db, domain.FixtureRefs{CommentIDs: []string{yRoot.ID, root.ID}}).Comments
 				a, b := cur[yRoot.ID], cur[root.ID]
 				a2, b2 := a, b
 				a2.Text, b2.Text = "edited", "edited"
-				return []dynamo.FixtureComment{{Comment: a2, Previous: &a}, {Comment: b2, Previous: &b}}
+				return []domain.FixtureComment{{Comment: a2, Previous: &a}, {Comment: b2, Previous: &b}}
 			},
 			want: fxCounters{
-				Objects: map[dynamo.FixtureObject]dynamo.FixtureCount{x: {OrganizationID: org, Count: 59}, y: {OrganizationID: org, Count: 2}},
-				Tags:    map[dynamo.FixtureTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
+				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
 		},
@@ -436,7 +435,7 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 		stale := stored[root.ID] // version 1, stored is 2 by now
 		next := stale
 		next.ObjectID = uuid.NewString()
-		err := db.Store.PutFixtureComments(ctx, []dynamo.FixtureComment{{Comment: next, Previous: &stale}})
+		err := db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: next, Previous: &stale}})
 		if domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Fatalf("err = %v, want ECONFLICT", err)
 		}

@@ -7,9 +7,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
-	"github.com/reportingplatform/api/shared/testkit"
 )
 
 // invitationWorld is one organization with a portfolio, an administrator who invited someone, and the
@@ -159,8 +158,8 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 		if !ok || m.MemberID != want.ID || m.Role != want.Role || m.OrganizationName != w.org.Name || len(u.Memberships) != 1 {
 			t.Fatalf("memberships on the user %+v, want member %+v", u.Memberships, want)
 		}
-		key := dynamo.FixtureMemberKey{OrganizationID: w.org.ID, UserID: w.invitee.ID}
-		st, err := w.db.Store.FixtureState(ctx, dynamo.FixtureRefs{MemberKeys: []dynamo.FixtureMemberKey{key}, MemberIDs: []string{want.ID}})
+		key := domain.MemberKey{OrganizationID: w.org.ID, UserID: w.invitee.ID}
+		st, err := w.db.Store.FixtureState(ctx, domain.FixtureRefs{MemberKeys: []domain.MemberKey{key}, MemberIDs: []string{want.ID}})
 		must(t, err)
 		if st.MembersByKey[key] != want || st.Members[want.ID] != want {
 			t.Fatalf("member item %+v (by id %+v), want %+v", st.MembersByKey[key], st.Members[want.ID], want)

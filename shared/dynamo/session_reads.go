@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -50,6 +51,9 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.
 		counts = countKeys(*q.Object, q.Tag)
 		keys = append(keys, counts...)
 	}
+	if q.OrganizationID != "" {
+		keys = append(keys, orgKey(q.OrganizationID))
+	}
 	items, err := s.batchGet(ctx, "read session and comments", keys)
 	if err != nil {
 		return domain.CommentRead{}, err
@@ -68,6 +72,14 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.
 		if out.Count, err = decodeCounts(items, counts); err != nil {
 			return domain.CommentRead{}, err
 		}
+	}
+	if item := items[orgKey(q.OrganizationID)]; q.OrganizationID != "" && item != nil {
+		var o orgItem
+		if err := attributevalue.UnmarshalMap(item, &o); err != nil {
+			return domain.CommentRead{}, fail("decode organization", err)
+		}
+		org := o.domain()
+		out.Organization = &org
 	}
 	return out, nil
 }

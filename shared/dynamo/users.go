@@ -6,6 +6,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -148,6 +149,12 @@ func (s *Store) Session(ctx context.Context, ref domain.TokenRef) (domain.Sessio
 		return domain.Session{}, err
 	}
 	return decodeSession(items, ref)
+}
+
+// RevokeToken deletes the token of ref; deleting one already gone is no error (a logout said twice).
+func (s *Store) RevokeToken(ctx context.Context, ref domain.TokenRef) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: tokenKey(ref.Hash).av()})
+	return fail("revoke token", err)
 }
 
 // sessionKeys are the items of a session, to be read in the same BatchGetItem as a request's first data.

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 	"unicode/utf8"
@@ -205,48 +204,4 @@ func (b *Body) UUIDList(name string) ([]string, bool) {
 		}
 	}
 	return ids, true
-}
-
-// pythonStr is str(value) in Python for a JSON scalar, which DRF puts in its choice messages.
-func pythonStr(raw json.RawMessage) string {
-	raw = bytes.TrimSpace(raw)
-	var s string
-	if err := json.Unmarshal(raw, &s); err == nil {
-		return s
-	}
-	if len(raw) > 0 && (raw[0] == '[' || raw[0] == '{') {
-		return pythonRepr(raw)
-	}
-	switch string(raw) {
-	case "true":
-		return "True"
-	case "false":
-		return "False"
-	case "null":
-		return "None"
-	}
-	if pythonType(raw) == "float" {
-		return pythonFloat(string(raw))
-	}
-	return string(raw)
-}
-
-// pythonFloat is str(float(s)) in Python: the shortest repr, fixed notation from 1e-4 to 1e16,
-// scientific outside, "inf" past the range.
-func pythonFloat(s string) string {
-	f, _ := strconv.ParseFloat(s, 64) // out of range gives ±Inf, as Python's json does
-	switch {
-	case math.IsInf(f, 1):
-		return "inf"
-	case math.IsInf(f, -1):
-		return "-inf"
-	}
-	if abs := math.Abs(f); f != 0 && (abs < 1e-4 || abs >= 1e16) {
-		return strconv.FormatFloat(f, 'e', -1, 64)
-	}
-	t := strconv.FormatFloat(f, 'f', -1, 64)
-	if !strings.Contains(t, ".") {
-		t += ".0"
-	}
-	return t
 }

@@ -68,27 +68,3 @@ func parseReason(err error) string {
 	}
 	return strings.TrimPrefix(err.Error(), "json: ")
 }
-
-// pythonType names a JSON value's type as Python (and so DRF's messages) would.
-func pythonType(v json.RawMessage) string {
-	s := bytes.TrimSpace(v)
-	if len(s) == 0 {
-		return "NoneType"
-	}
-	switch s[0] {
-	case '{':
-		return "dict"
-	case '[':
-		return "list"
-	case '"':
-		return "str"
-	case 't', 'f':
-		return "bool"
-	case 'n':
-		return "NoneType"
-	}
-	if bytes.ContainsAny(s, ".eE") {
-		return "float"
-	}
-	return "int"
-}

@@ -6,7 +6,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -173,71 +172,4 @@ func withQueryParam(u *url.URL, name, value string) string {
 	out := *u
 	out.RawQuery = q.Encode()
 	return out.String()
-}
-
-// PythonInt parses s as Python's int(str) does, which is what DRF applies to page and page_size:
-// surrounding white space, a sign, any Unicode decimal digits, single underscores between digits. A
-// value too large for an int saturates (Python's ints do not overflow; any such page is past the end).
-func PythonInt(s string) (int, bool) {
-	s = strings.TrimFunc(s, pythonSpace)
-	neg := false
-	if s != "" && (s[0] == '+' || s[0] == '-') {
-		neg, s = s[0] == '-', s[1:]
-	}
-	if s == "" {
-		return 0, false
-	}
-	n, prevDigit := 0, false
-	for _, r := range s {
-		if r == '_' {
-			if !prevDigit {
-				return 0, false
-			}
-			prevDigit = false
-			continue
-		}
-		d, ok := digitValue(r)
-		if !ok {
-			return 0, false
-		}
-		prevDigit = true
-		if n > (math.MaxInt-d)/10 {
-			n = math.MaxInt
-		} else {
-			n = n*10 + d
-		}
-	}
-	if !prevDigit {
-		return 0, false // a trailing underscore
-	}
-	if neg {
-		return -n, true
-	}
-	return n, true
-}
-
-// pythonSpace is str.isspace(): Unicode white space and the ASCII separators \x1c-\x1f.
-func pythonSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
-
-// digitValue is the value of a Unicode decimal digit (category Nd). Nd characters come in runs of ten,
-// zero first, and the runs Go's table merges stay aligned, so the value is the distance from the start
-// of the range modulo ten.
-func digitValue(r rune) (int, bool) {
-	if r >= '0' && r <= '9' {
-		return int(r - '0'), true
-	}
-	if !unicode.Is(unicode.Nd, r) {
-		return 0, false
-	}
-	for _, rg := range unicode.Nd.R16 {
-		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10, true
-		}
-	}
-	for _, rg := range unicode.Nd.R32 {
-		if r >= rune(rg.Lo) && r <= rune(rg.Hi) {
-			return int(r-rune(rg.Lo)) % 10, true
-		}
-	}
-	return 0, false
 }

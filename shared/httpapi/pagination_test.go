@@ -13,26 +13,6 @@ import (
 
 var drf = PageNumberPagination{PageSize: 20, MaxPageSize: 100}
 
-func TestPythonInt(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		want int
-		ok   bool
-	}{
-		{"1", 1, true}, {" 7 ", 7, true}, {"+3", 3, true}, {"-2", -2, true}, {"0", 0, true},
-		{"1_000", 1000, true}, {"\u0661\u0662", 12, true}, {"\u00a05\u2003", 5, true}, {"\x1c4\x1f", 4, true},
-		{"\U0001D7D0", 2, true}, // MATHEMATICAL BOLD DIGIT TWO: a merged range of Go's table
-		{"99999999999999999999999", math.MaxInt, true},
-		{"", 0, false}, {" ", 0, false}, {"+", 0, false}, {"1.0", 0, false}, {"1e3", 0, false}, {"abc", 0, false},
-		{"_1", 0, false}, {"1_", 0, false}, {"1__0", 0, false}, {"0x10", 0, false}, {"1 2", 0, false}, {"++1", 0, false},
-	} {
-		got, ok := PythonInt(tc.in)
-		if got != tc.want || ok != tc.ok {
-			t.Errorf("PythonInt(%q) = %d, %v; want %d, %v", tc.in, got, ok, tc.want, tc.ok)
-		}
-	}
-}
-
 func TestReadPageSize(t *testing.T) {
 	for _, tc := range []struct {
 		query string

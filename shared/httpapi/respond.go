@@ -29,6 +29,12 @@ func WriteJSON(w http.ResponseWriter, status int, v any) {
 	_, _ = w.Write(body)
 }
 
+// WriteNoContent answers 204 with no body and, as DRF does for an empty body, no Content-Type.
+func WriteNoContent(w http.ResponseWriter) {
+	w.Header().Del("Content-Type")
+	w.WriteHeader(http.StatusNoContent)
+}
+
 // marshalRaw is json.Marshal without HTML escaping: like DRF, "&" and "<" are written as they are
 // (pagination links carry query strings).
 func marshalRaw(v any) ([]byte, error) {

@@ -35,8 +35,8 @@
 // Validate ports Django's default AUTH_PASSWORD_VALIDATORS
 // (UserAttributeSimilarityValidator, MinimumLengthValidator,
 // CommonPasswordValidator, NumericPasswordValidator) with Django's English
-// messages, so API clients see the same errors as before. The
-// similarity check relies on a port of Python's difflib.SequenceMatcher.
+// messages, so API clients see the same errors as before. The similarity
+// check ports the one part of Python's difflib Django uses (quick_ratio).
 //
 // The package never logs and never puts a password (or a stored hash) into an
 // error message.

@@ -90,7 +90,7 @@ func tooSimilar(plain string, attrs []Attribute) (string, bool) {
 			if exceedsMaximumLengthRatio(password, maxSimilarity, part) {
 				continue
 			}
-			if newSequenceMatcher(nil, password, part, true).quickRatio() >= maxSimilarity {
+			if quickRatio(password, part) >= maxSimilarity {
 				return attr.Name, true
 			}
 		}

@@ -1,0 +1,149 @@
+package comments
+
+import (
+	"errors"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// msgDeleteReplies refuses deleting a comment its replies hang from (SPEC §10).
+const msgDeleteReplies = "A comment with replies cannot be deleted."
+
+// create serves POST (SPEC §10): two round trips, as a save. The body names everything the checks need
+// (the parent, the object's counter, the organization), so they are read with the caller's session;
+// then one TransactWriteItems writes the comment with its counters.
+//
+// The object's organization is the one its comments carry; organization_id is needed only for an object
+// without comments and must then be one the caller is a member of (staff: any that exists). Callers who
+// are not members of the object's organization learn nothing about it: the object "does not exist".
+func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+	change, bodyErr := readChange(r, create)
+	var q domain.CommentReads
+	if bodyErr == nil {
+		q = domain.CommentReads{
+			ParentID:       domain.Deref(change.parent.value),
+			Object:         &domain.CommentObject{ContentType: *change.contentType, ObjectID: *change.objectID},
+			OrganizationID: domain.Deref(change.organizationID),
+		}
+	}
+	caller, read, err := h.authenticate(r, q, nil)
+	if err != nil {
+		return err
+	}
+	if bodyErr != nil {
+		return bodyErr
+	}
+	now := h.clock.Now()
+	c := domain.Comment{
+		ID: uuid.NewString(), CommenterID: caller.ID, ContentType: *change.contentType, ObjectID: *change.objectID,
+		Tag: change.tag.value, Text: *change.text, ParentID: change.parent.value, CreatedAt: now, UpdatedAt: now,
+	}
+	parent, count := read.Parent, read.Count
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
+		if n > 1 {
+			httpapi.Logger(r.Context()).Info("comment create lost a race; retrying", "attempt", n)
+			if parent, count, err = h.store.CommentWriteReads(r.Context(), q.ParentID, q.Object); err != nil {
+				return err
+			}
+		}
+		if c.OrganizationID, err = owner(caller, change, count, read.Organization, parent); err != nil {
+			return err
+		}
+		err := h.store.CreateComment(r.Context(), c, parent)
+		if errors.Is(err, domain.ErrObjectOwnedElsewhere) {
+			// Another organization's first comment landed since the read: to this caller the object
+			// is one it cannot see.
+			return domain.FieldError("object_id", domain.MsgDoesNotExist(c.ObjectID))
+		}
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusCreated, writeShape(c))
+	return nil
+}
+
+// owner decides the new comment's organization and checks what the body refers to, every failing field
+// at once: the object's organization (from its counter, or organization_id for an object without
+// comments), the caller's membership of it, and the parent.
+func owner(caller domain.User, change *commentChange, count domain.CommentCount, org *domain.Organization, parent *domain.Comment) (string, error) {
+	var errs domain.FieldErrors
+	sentOrg := domain.Deref(change.organizationID)
+	orgID := count.OrganizationID
+	if count.N == 0 {
+		orgID = "" // an object whose comments are all gone belongs to whoever comments first
+	}
+	switch {
+	case orgID != "":
+		if sentOrg != "" && sentOrg != orgID {
+			errs.Add("organization_id", domain.MsgDoesNotExist(sentOrg))
+		}
+		if !canRead(caller, orgID) {
+			errs.Add("object_id", domain.MsgDoesNotExist(*change.objectID))
+		}
+	case sentOrg == "":
+		errs.Add("organization_id", domain.MsgRequired)
+	case !canRead(caller, sentOrg) || (caller.Privileged() && org == nil):
+		errs.Add("organization_id", domain.MsgDoesNotExist(sentOrg))
+	default:
+		orgID = sentOrg
+	}
+	if pid := domain.Deref(change.parent.value); pid != "" &&
+		(parent == nil || parent.ContentType != *change.contentType || parent.ObjectID != *change.objectID) {
+		errs.Add("parent", domain.MsgDoesNotExist(pid))
+	}
+	return orgID, errs.Err()
+}
+
+// destroy serves DELETE (SPEC §10): the commenter, administrators of the comment's organization and
+// staff may delete; others who may read it get 403, the rest 404. Two round trips: the comment with the
+// session, then one TransactWriteItems that also takes it off its counters and its parent's reply count.
+func (h *handler) destroy(w http.ResponseWriter, r *http.Request) error {
+	id, idErr := httpapi.PathID(r)
+	caller, read, err := h.authenticate(r, domain.CommentReads{CommentID: id}, idErr)
+	if err != nil {
+		return err
+	}
+	c := read.Comment
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
+		if n > 1 {
+			httpapi.Logger(r.Context()).Info("comment delete lost a race; retrying", "comment_id", id, "attempt", n)
+			fresh, err := h.store.Comment(r.Context(), id)
+			if err != nil {
+				return err
+			}
+			c = &fresh
+		}
+		if c == nil {
+			return domain.NotFound()
+		}
+		if !canDelete(caller, *c) {
+			if canRead(caller, c.OrganizationID) {
+				return domain.Forbidden()
+			}
+			return domain.NotFound()
+		}
+		if c.Replies > 0 {
+			return domain.FieldError(domain.NonFieldErrors, msgDeleteReplies)
+		}
+		return h.store.DeleteComment(r.Context(), *c)
+	})
+	if err != nil {
+		return err
+	}
+	httpapi.WriteNoContent(w)
+	return nil
+}
+
+// canDelete is SPEC §10's delete rule: the commenter, administrators of the comment's organization, staff.
+func canDelete(u domain.User, c domain.Comment) bool {
+	if canWrite(u, c) {
+		return true
+	}
+	m, member := u.MembershipOf(c.OrganizationID)
+	return member && m.Role == domain.RoleAdministrator
+}

@@ -1,0 +1,100 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// CreateComment writes a new comment and everything that counts it in one TransactWriteItems (SPEC §10):
+//
+//   - the comment, on the condition that its id is new;
+//   - ADD +1 on its object's COUNT, which claims the object for the comment's organization unless another
+//     organization owns it with comments left (a failed claim is domain.ErrObjectOwnedElsewhere);
+//   - ADD +1 on its tag's COUNT#TAG;
+//   - with a parent: ADD +1 replies on the parent, conditioned on the version it was read at (it is still
+//     on this object) and bumping it, as a re-parent does (UpdateComment).
+func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment) error {
+	c.Version, c.Replies = 1, 0
+	av, err := attributevalue.MarshalMap(toCommentItem(c))
+	if err != nil {
+		return fail("encode comment", err)
+	}
+	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return fail("build comment create", err)
+	}
+	items := []types.TransactWriteItem{
+		{Put: &types.Put{Item: av, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}},
+		counterItem(objectCountKey(c.ContentType, c.ObjectID), 1, c.OrganizationID),
+	}
+	if tk := tagCountKey(c); tk != nil {
+		items = append(items, counterItem(*tk, 1, ""))
+	}
+	if pid := domain.Deref(c.ParentID); pid != "" {
+		if parent == nil || parent.ID != pid {
+			return fail("create comment", errors.New("parent not read before the save"))
+		}
+		upd := expression.Add(expression.Name("replies"), expression.Value(1)).
+			Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
+		cond := expression.Name("version").Equal(expression.Value(parent.Version))
+		item, err := updateItem(commentKey(pid), upd, &cond)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+	}
+	err = s.transact(ctx, "create comment", items)
+	switch {
+	case err == nil:
+		return nil
+	case conditionFailed(err, 1):
+		return fmt.Errorf("create comment %s: %w", c.ID, domain.ErrObjectOwnedElsewhere)
+	}
+	var cancel *cancelled
+	if errors.As(err, &cancel) {
+		// The parent changed, or (with a random id, never in practice) the id was taken: read and retry.
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
+}
+
+// DeleteComment removes a comment, conditioned on the version it was read at (a comment that gained a
+// reply has a new version, so it is never deleted with replies), and takes it off its counters and its
+// parent's reply count, in one TransactWriteItems.
+func (s *Store) DeleteComment(ctx context.Context, c domain.Comment) error {
+	cond, err := expression.NewBuilder().
+		WithCondition(expression.Name("version").Equal(expression.Value(c.Version))).Build()
+	if err != nil {
+		return fail("build comment delete", err)
+	}
+	items := []types.TransactWriteItem{
+		{Delete: &types.Delete{
+			Key: commentKey(c.ID).av(), ConditionExpression: cond.Condition(),
+			ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
+		}},
+		counterItem(objectCountKey(c.ContentType, c.ObjectID), -1, ""),
+	}
+	if tk := tagCountKey(c); tk != nil {
+		items = append(items, counterItem(*tk, -1, ""))
+	}
+	if pid := domain.Deref(c.ParentID); pid != "" {
+		exists := expression.AttributeExists(expression.Name(attrPK))
+		item, err := updateItem(commentKey(pid), expression.Add(expression.Name("replies"), expression.Value(-1)), &exists)
+		if err != nil {
+			return err
+		}
+		items = append(items, item)
+	}
+	err = s.transact(ctx, "delete comment", items)
+	var cancel *cancelled
+	if errors.As(err, &cancel) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
+}
