@@ -20,7 +20,7 @@ func TestDemoInvitations(t *testing.T) {
 	log := testkit.Log(t)
 	clock := func() time.Time { return now }
 	gw := testkit.Gateway(t, map[string]http.Handler{
-		"InvitationsFunction": invitations.New(db.Store, log, ttl, clock),
+		"InvitationsFunction": invitations.New(db.Store, &mailbox{}, log, ttl, clock),
 		"AuthFunction":        auth.New(db.Store, log, time.Hour, clock),
 	})
 	login := func(email, password string) map[string]any {

@@ -3,6 +3,7 @@ package invitations_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"net/http"
 	"sort"
 	"sync"
@@ -37,19 +38,47 @@ type world struct {
 	invitee                 domain.User // has an account; invitations are sent to their address in another case
 	adminMember, globexMemb string      // member ids of the inviters
 
+	mail *mailbox // what the invitations function handed over for delivery
+
 	mu       sync.Mutex // guards the maps below: parallel subtests share a world
 	tokens   map[string]string
 	versions map[string]int64 // of each invitation as loaded
 }
 
+// mailbox is a domain.Mailer that keeps what it is handed, or refuses it while failing is set: the
+// handler's side of the e-mail boundary (shared/mail's SES and outbox have their own tests).
+type mailbox struct {
+	mu      sync.Mutex
+	sent    []domain.InvitationMail
+	failing bool
+}
+
+func (m *mailbox) SendInvitation(_ context.Context, mail domain.InvitationMail) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.failing {
+		return errors.New("mailbox: refusing as asked")
+	}
+	m.sent = append(m.sent, mail)
+	return nil
+}
+
+func (m *mailbox) all() []domain.InvitationMail {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]domain.InvitationMail(nil), m.sent...)
+}
+
+func (m *mailbox) fail(on bool) { m.mu.Lock(); m.failing = on; m.mu.Unlock() }
+
 func newWorld(t *testing.T) *world {
 	t.Helper()
 	db := testkit.NewDB(t)
-	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), tokens: map[string]string{}, versions: map[string]int64{}}
+	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{}, tokens: map[string]string{}, versions: map[string]int64{}}
 	log := testkit.Log(t)
 	clock := func() time.Time { return w.now }
 	w.gw = testkit.Gateway(t, map[string]http.Handler{
-		"InvitationsFunction": invitations.New(db.Store, log, ttl, clock),
+		"InvitationsFunction": invitations.New(db.Store, w.mail, log, ttl, clock),
 		"AuthFunction":        auth.New(db.Store, log, time.Hour, clock),
 	})
 	user := func(n testkit.NewUser) domain.User { return db.User(t, n) }

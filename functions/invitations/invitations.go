@@ -1,6 +1,7 @@
-// Package invitations serves GET and PATCH /api/v1/organization-invitations/{id}/ (SPEC §3 and §5): who
-// may see and change an invitation, every field's validation, the state rules, and acceptance making the
-// invitee a member in the same atomic write as the status change.
+// Package invitations serves the organization invitations (SPEC §3, §5 and §10): the list and create of
+// /api/v1/organization-invitations/, and GET, PATCH and DELETE of one: who may see and change an
+// invitation, every field's validation, the state rules, acceptance making the invitee a member in the
+// same atomic write as the status change, and the invitation e-mail of a create.
 package invitations
 
 import (
@@ -12,28 +13,36 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// InvitationPath is the seed's path; the router also serves it without the trailing slash.
-const InvitationPath = "/api/v1/organization-invitations/{id}/"
+// The seed's path and SPEC §10's list; the router also serves them without the trailing slash.
+const (
+	InvitationsPath = "/api/v1/organization-invitations/"
+	InvitationPath  = "/api/v1/organization-invitations/{id}/"
+)
 
 type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
+	mailer        domain.Mailer
 	invitationTTL time.Duration
 	clock         domain.Clock
 }
 
 // New returns the invitations function's HTTP handler. invitationTTL is how long an invitation stays
-// valid after each save (INVITATION_TTL).
-func New(store domain.InvitationStore, log *slog.Logger, invitationTTL time.Duration, now func() time.Time) *httpapi.Router {
+// valid after each save (INVITATION_TTL); mailer sends the invitation e-mail of a create.
+func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, invitationTTL time.Duration, now func() time.Time) *httpapi.Router {
 	h := &handler{
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
+		mailer:        mailer,
 		invitationTTL: invitationTTL,
 		clock:         now,
 	}
 	rt := httpapi.NewRouter(log)
+	rt.Handle(http.MethodGet, InvitationsPath, h.list)
+	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)
 	rt.Handle(http.MethodPatch, InvitationPath, h.patch)
+	rt.Handle(http.MethodDelete, InvitationPath, h.destroy)
 	return rt
 }
 

@@ -47,7 +47,7 @@ func (w *world) competingGateway(t *testing.T, times int, edit func(*domain.Invi
 	store := &competingStore{Store: w.db.Store, edit: edit, times: times}
 	log := testkit.Log(t)
 	return testkit.Gateway(t, map[string]http.Handler{
-		"InvitationsFunction": invitations.New(store, log, ttl, func() time.Time { return w.now }),
+		"InvitationsFunction": invitations.New(store, w.mail, log, ttl, func() time.Time { return w.now }),
 	})
 }
 

@@ -169,9 +169,9 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 		w.get(t, tok, id).Expect(t, 401, `{"detail": "User inactive or deleted."}`)
 	})
 	t.Run("other method", func(t *testing.T) {
-		resp := testkit.Do(t, w.gw, testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.staff)})
-		resp.Expect(t, 405, `{"detail": "Method \"DELETE\" not allowed."}`)
-		if got := resp.Header.Get("Allow"); got != "GET, HEAD, PATCH" {
+		resp := testkit.Do(t, w.gw, testkit.Request{Method: "PUT", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.staff)})
+		resp.Expect(t, 405, `{"detail": "Method \"PUT\" not allowed."}`)
+		if got := resp.Header.Get("Allow"); got != "DELETE, GET, HEAD, PATCH" {
 			t.Fatalf("Allow %q", got)
 		}
 	})

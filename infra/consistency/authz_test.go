@@ -3,6 +3,7 @@ package consistency_test
 import (
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,23 +64,24 @@ const (
 // authzWorld is two organizations, A (whose objects the matrix works on) and B (whose data must never
 // show), with a user of every caller class, served by the four functions behind the gateway.
 type authzWorld struct {
-	db       *testkit.DB
-	gw       http.Handler
-	suffix   string // makes this run's names and addresses its own
-	now      time.Time
-	headers  map[string]string // Authorization header by caller class; absent: none sent
-	users    map[string]domain.User
-	orgA     fixture.Organization
-	folioA   fixture.Portfolio
-	adminMbr string
-	invA     domain.Invitation // pending, to the invitee's address in upper case
-	invDecl  domain.Invitation // pending, to the invitee's address: the invitee may decline it
-	objA     string
-	comments []fixture.Comment          // on objA; the first, by the commenter, is the one the matrix reads and writes
-	objDel   string                     // another object of A, with one comment per caller class to delete
-	doomed   map[string]fixture.Comment // by caller class: the commenter's comment that caller tries to delete
-	secretsA []string                   // what only readers of A's objects may see
-	secretsB []string                   // what no response of the matrix may carry
+	db        *testkit.DB
+	gw        http.Handler
+	suffix    string // makes this run's names and addresses its own
+	now       time.Time
+	headers   map[string]string // Authorization header by caller class; absent: none sent
+	users     map[string]domain.User
+	orgA      fixture.Organization
+	folioA    fixture.Portfolio
+	adminMbr  string
+	invA      domain.Invitation // pending, to the invitee's address in upper case
+	invDecl   domain.Invitation // pending, to the invitee's address: the invitee may decline it
+	objA      string
+	comments  []fixture.Comment          // on objA; the first, by the commenter, is the one the matrix reads and writes
+	objDel    string                     // another object of A, with one comment per caller class to delete
+	doomed    map[string]fixture.Comment // by caller class: the commenter's comment that caller tries to delete
+	doomedInv map[string]string          // by caller class: an invitation of A (not to the invitee) that caller tries to delete
+	secretsA  []string                   // what only readers of A's objects may see
+	secretsB  []string                   // what no response of the matrix may carry
 }
 
 const authzTTL = 7 * 24 * time.Hour
@@ -112,6 +114,14 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		return fixture.Member{ID: mid, OrganizationID: org.ID, UserID: people[who].ID, Role: domain.Ptr(role)}
 	}
 	invitee := people["invitee"].Email
+	w.doomedInv = map[string]string{}
+	var doomedInvs []fixture.Invitation
+	for _, caller := range callerNames {
+		inv := fixture.Invitation{ID: id(), OrganizationID: w.orgA.ID, InviterMemberID: w.adminMbr,
+			Email: "doomed-" + strings.ReplaceAll(caller, " ", "-") + "-" + r + "@example.com"}
+		w.doomedInv[caller] = inv.ID
+		doomedInvs = append(doomedInvs, inv)
+	}
 	invitations := []fixture.Invitation{
 		{ID: id(), OrganizationID: w.orgA.ID, InviterMemberID: w.adminMbr, Email: strings.ToUpper(invitee),
 			FirstName: domain.Ptr("Xavier"), LastName: domain.Ptr("Invitee"), Role: domain.Ptr(1),
@@ -159,7 +169,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 			member(id(), w.orgA, "inactive admin", 2), member(outsiderMbr, orgB, "outsider", 2),
 		},
 		Portfolios:  []fixture.Portfolio{w.folioA, folioB},
-		Invitations: invitations,
+		Invitations: append(append([]fixture.Invitation{}, invitations...), doomedInvs...),
 		Comments:    append(append(append([]fixture.Comment{}, w.comments...), commentB), doomed...),
 	}, now, authzTTL)
 
@@ -189,8 +199,11 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 	}
 	w.invA, w.invDecl = stored(invitations[0]), stored(invitations[1])
 	invB := stored(invitations[2])
-	w.secretsA = []string{w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID, w.invA.Token,
-		w.invDecl.ID, w.invDecl.Token, invitee, w.objA, people["administrator"].Email, people["commenter"].Email}
+	for _, inv := range doomedInvs {
+		w.secretsA = append(w.secretsA, inv.ID, inv.Email)
+	}
+	w.secretsA = append(w.secretsA, w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID, w.invA.Token,
+		w.invDecl.ID, w.invDecl.Token, invitee, w.objA, people["administrator"].Email, people["commenter"].Email)
 	for _, c := range append(append([]fixture.Comment{}, w.comments...), doomed...) {
 		w.secretsA = append(w.secretsA, c.ID, c.Text)
 	}
@@ -198,7 +211,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		objB, commentB.ID, commentB.Text, *commentB.Tag, people["outsider"].ID, people["outsider"].Email}
 
 	handlers := map[string]http.Handler{}
-	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir()}
 	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}
@@ -341,6 +354,49 @@ func (w *authzWorld) operations() []operation {
 		check:  expect(200, func() string { return w.invitationJSON(w.invDecl, 2) }),
 		writes: w.invitationVersion(w.invDecl.ID),
 	}, {
+		// SPEC §10: what the caller may read of A's invitations to the invitee's address (the invitee
+		// reads both as the invitee, members and staff as A's).
+		name: "GET invitations", method: "GET", pattern: invPath,
+		path: invPath + "?organization=" + w.orgA.ID + "&email=" + w.invA.Email, body: static(""),
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, none, yes, yes, yes, yes, yes, yes, yes},
+		check: expect(200, func() string {
+			both := []domain.Invitation{w.invA, w.invDecl}
+			slices.SortFunc(both, func(a, b domain.Invitation) int { return strings.Compare(a.ID, b.ID) }) // equal created_at
+			return mustJSON(map[string]any{"count": 2, "next": nil, "previous": nil, "results": []json.RawMessage{
+				json.RawMessage(w.invitationJSON(both[0], statusOf(both[0], w.invDecl))),
+				json.RawMessage(w.invitationJSON(both[1], statusOf(both[1], w.invDecl))),
+			}})
+		}),
+	}, {
+		// SPEC §10: administrators of the organization, and staff who are members of it (none here);
+		// to everyone else the organization does not exist.
+		name: "POST invitation", method: "POST", pattern: invPath, path: invPath,
+		body: func(caller string) string {
+			return `{"organization_id": "` + w.orgA.ID + `", "email": "` + newInvitee(caller, w.suffix) + `"}`
+		},
+		want:     []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, no400, no400, yes, no400, no400, no400},
+		rejected: `{"organization_id": ["Invalid pk \"` + w.orgA.ID + `\" - object does not exist."]}`,
+		check: func(t *testing.T, caller string, resp testkit.Response) {
+			got := resp.Object(t)
+			if resp.Status != 201 || got["email"] != newInvitee(caller, w.suffix) || got["status"] != float64(0) ||
+				got["email_sent"] != true || got["organization"].(map[string]any)["id"] != w.orgA.ID {
+				t.Fatalf("%d %s", resp.Status, resp.Body)
+			}
+		},
+		writes: w.invitationsOfA(),
+	}, {
+		// SPEC §10: administrators of its organization and staff; each caller class tries its own.
+		name: "DELETE invitation", method: "DELETE", pattern: invPath + "{id}/",
+		pathFor: func(caller string) string { return invPath + w.doomedInv[caller] + "/" },
+		body:    static(""),
+		want:    []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, yes, no403, yes, yes},
+		check: func(t *testing.T, _ string, resp testkit.Response) {
+			if resp.Status != 204 || len(resp.Body) != 0 {
+				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
+			}
+		},
+		writes: func(t *testing.T) int64 { return int64(len(callerNames)) - w.invitationsOfA()(t) },
+	}, {
 		name: "GET comments", method: "GET", pattern: "/api/v1/comments/",
 		path: "/api/v1/comments/?content_type=report&object_id=" + w.objA, body: static(""),
 		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, none, none, yes, yes, yes, yes, yes, yes},
@@ -403,6 +459,31 @@ func (w *authzWorld) operations() []operation {
 			}
 		},
 	}}
+}
+
+// newInvitee is the address the POST invitation row invites for caller.
+func newInvitee(caller, suffix string) string {
+	return "invited-by-" + strings.ReplaceAll(caller, " ", "-") + "-" + suffix + "@example.com"
+}
+
+// statusOf is the status the matrix's earlier rows left inv in: the declined one cancelled.
+func statusOf(inv, declined domain.Invitation) int {
+	if inv.ID == declined.ID {
+		return 2
+	}
+	return 0
+}
+
+// invitationsOfA counts the writes of the invitation rows: A's invitations other than the two the
+// PATCH rows work on, as staff list them (created ones add, deleted ones take away).
+func (w *authzWorld) invitationsOfA() func(*testing.T) int64 {
+	return func(t *testing.T) int64 {
+		invs, err := w.db.Store.ListInvitations(t.Context(), domain.InvitationScope{OrganizationIDs: []string{w.orgA.ID}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int64(len(invs) - 2)
+	}
 }
 
 // commentCount counts writes to an object's comments: its comment count, or with from > 0 how many

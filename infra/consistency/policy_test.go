@@ -60,19 +60,22 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
 		{"PATCH", "/api/v1/comments/" + demo("comment:5") + "/", staff, `{"parent": "` + demo("comment:11") + `"}`, 200},
 		{"POST", "/api/v1/comments/", staff, `{"content_type": "report", "object_id": "` + demoReport + `", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},
+		{"GET", "/api/v1/organization-invitations/", staff, "", 200},
+		{"GET", "/api/v1/organization-invitations/?status=0", tokenOf(t, db, "grace@example.com"), "", 200},
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "new-hire@example.com"}`, 201},
 		{"POST", "/api/v1/auth/logout", tokenOf(t, db, "grace@example.com"), "", 204},
 	} {
 		resp := testkit.Do(t, gw, testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body})
 		if resp.Status != step.status {
 			t.Fatalf("%s %s: %d %s, want %d", step.method, step.path, resp.Status, resp.Body, step.status)
 		}
-		if step.method == "POST" && strings.HasPrefix(step.path, "/api/v1/comments/") {
-			// Delete what was created: the reply leaves its parent's count and the counters.
+		if step.method == "POST" && step.status == 201 && (strings.Contains(step.path, "/comments/") || strings.Contains(step.path, "/organization-invitations/")) {
+			// Delete what was created (a comment reply leaves its parent's count and the counters).
 			var created struct{ ID string }
 			if err := json.Unmarshal(resp.Body, &created); err != nil {
 				t.Fatal(err)
 			}
-			del := testkit.Do(t, gw, testkit.Request{Method: "DELETE", Path: "/api/v1/comments/" + created.ID + "/", Token: staff})
+			del := testkit.Do(t, gw, testkit.Request{Method: "DELETE", Path: step.path + created.ID + "/", Token: staff})
 			if del.Status != 204 {
 				t.Fatalf("DELETE %s: %d %s", created.ID, del.Status, del.Body)
 			}
@@ -156,23 +159,14 @@ func templatePolicies(t *testing.T) map[string]map[permission]bool {
 		if res.Type != "AWS::Serverless::Function" {
 			continue
 		}
-		var props struct {
-			Policies []struct {
-				Statement []struct {
-					Effect   string    `yaml:"Effect"`
-					Action   []string  `yaml:"Action"`
-					Resource yaml.Node `yaml:"Resource"`
-				} `yaml:"Statement"`
-			} `yaml:"Policies"`
-		}
-		if err := res.Properties.Decode(&props); err != nil {
-			t.Fatalf("%s policies: %v", id, err)
-		}
 		out[id] = map[permission]bool{}
-		for _, pol := range props.Policies {
+		for _, pol := range functionPolicies(t, id, res.Properties) {
 			for _, st := range pol.Statement {
 				if st.Effect != "Allow" {
 					t.Fatalf("%s: only Allow statements are expected", id)
+				}
+				if len(st.Action) == 1 && st.Action[0] == "ses:SendEmail" {
+					continue // the invitation e-mail's: TestSESPolicy
 				}
 				for _, r := range resources(t, id, st.Resource) {
 					for _, a := range st.Action {
@@ -183,6 +177,112 @@ func templatePolicies(t *testing.T) map[string]map[permission]bool {
 		}
 	}
 	return out
+}
+
+// policy is one inline policy of a function.
+type policy struct {
+	Statement []struct {
+		Effect    string    `yaml:"Effect"`
+		Action    []string  `yaml:"Action"`
+		Resource  yaml.Node `yaml:"Resource"`
+		Condition yaml.Node `yaml:"Condition"`
+	} `yaml:"Statement"`
+}
+
+// functionPolicies are a function's inline policies; one under `!If [condition, policy, !Ref
+// AWS::NoValue]` is taken as its policy, as the deployment whose condition holds has it.
+func functionPolicies(t *testing.T, id string, props yaml.Node) []policy {
+	t.Helper()
+	var raw struct {
+		Policies []yaml.Node `yaml:"Policies"`
+	}
+	if err := props.Decode(&raw); err != nil {
+		t.Fatalf("%s policies: %v", id, err)
+	}
+	var out []policy
+	for _, n := range raw.Policies {
+		if n.Tag == "!If" {
+			if len(n.Content) != 3 || n.Content[2].Tag != "!Ref" || n.Content[2].Value != "AWS::NoValue" {
+				t.Fatalf("%s: a conditional policy is !If [condition, policy, !Ref AWS::NoValue]", id)
+			}
+			n = *n.Content[1]
+		}
+		var p policy
+		if err := n.Decode(&p); err != nil {
+			t.Fatalf("%s policy: %v", id, err)
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+// TestSESPolicy: only the invitations function may send e-mail, only SendEmail, only from SenderEmail
+// (whichever SES identity verified it), and only when SenderEmail is set.
+func TestSESPolicy(t *testing.T) {
+	tpl, _ := loadTemplate(t)
+	for id, res := range tpl.Resources {
+		if res.Type != "AWS::Serverless::Function" {
+			continue
+		}
+		var raw struct {
+			Policies []yaml.Node `yaml:"Policies"`
+		}
+		if err := res.Properties.Decode(&raw); err != nil {
+			t.Fatal(err)
+		}
+		ses := 0
+		for _, n := range raw.Policies {
+			got := canonical(&n)
+			if !strings.Contains(got, "ses:") {
+				continue
+			}
+			ses++
+			var want yaml.Node
+			if err := yaml.Unmarshal([]byte(`!If
+- HasSender
+- Version: "2012-10-17"
+  Statement:
+    - Effect: Allow
+      Action: [ses:SendEmail]
+      Resource: !Sub "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"
+      Condition:
+        StringEquals:
+          ses:FromAddress: !Ref SenderEmail
+- !Ref AWS::NoValue`), &want); err != nil {
+				t.Fatal(err)
+			}
+			if id != "InvitationsFunction" || got != canonical(want.Content[0]) {
+				t.Errorf("%s has the SES policy %s\nwant, on InvitationsFunction only, %s", id, got, canonical(want.Content[0]))
+			}
+		}
+		if id == "InvitationsFunction" && ses != 1 {
+			t.Errorf("InvitationsFunction has %d SES policies, want 1", ses)
+		}
+	}
+}
+
+// canonical renders a YAML node with its CloudFormation tags and without its style, for comparisons.
+func canonical(n *yaml.Node) string {
+	tag := ""
+	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") {
+		tag = n.Tag + " "
+	}
+	var parts []string
+	switch n.Kind {
+	case yaml.ScalarNode:
+		return tag + n.Value
+	case yaml.SequenceNode:
+		for _, c := range n.Content {
+			parts = append(parts, canonical(c))
+		}
+		return tag + "[" + strings.Join(parts, ", ") + "]"
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			parts = append(parts, canonical(n.Content[i])+": "+canonical(n.Content[i+1]))
+		}
+		return tag + "{" + strings.Join(parts, ", ") + "}"
+	}
+	return tag
 }
 
 func resources(t *testing.T, id string, n yaml.Node) []string {

@@ -4,6 +4,7 @@
 package stack
 
 import (
+	"fmt"
 	"log/slog"
 	"path/filepath"
 	"time"
@@ -17,16 +18,23 @@ import (
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
+	"github.com/reportingplatform/api/shared/mail"
 )
 
 // Handlers returns each function's router by its template.yaml logical id, allowing cfg's CORS origins.
 // The docs function serves the checkout's openapi.yaml and the Swagger UI that
 // infra/scripts/docs-assets.sh installed, read at its first request.
+// The invitation e-mail goes where cfg says (mail.FromConfig): OUTBOX_DIR under make run and in the
+// tests that read it; nowhere (email_sent false) when cfg names no outbox or sender.
 func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config, now func() time.Time) map[string]*httpapi.Router {
+	mailer, err := mail.FromConfig(cfg, log, now)
+	if err != nil {
+		panic(fmt.Sprintf("stack: %v", err)) // local tooling only: a bad mail setting stops it at start
+	}
 	handlers := map[string]*httpapi.Router{
 		"AuthFunction":        auth.New(store, log, cfg.TokenTTL, now),
 		"UsersFunction":       users.New(store, log, now),
-		"InvitationsFunction": invitations.New(store, log, cfg.InvitationTTL, now),
+		"InvitationsFunction": invitations.New(store, mailer, log, cfg.InvitationTTL, now),
 		"CommentsFunction":    comments.New(store, log, now),
 		"DocsFunction":        docs.New(log, docsFiles()),
 	}

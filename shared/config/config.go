@@ -21,6 +21,12 @@ type Config struct {
 	// CORS_ALLOWED_ORIGINS: comma-separated browser origins allowed to call the API, in the form a
 	// browser sends them; empty (the default) for no CORS at all.
 	CORSAllowedOrigins []string
+	// The invitation e-mail (SPEC §10): SENDER_EMAIL, the SES identity it is sent from; OUTBOX_DIR, a
+	// directory that takes the e-mails as .eml files instead (make run); INVITATION_URL, the link it
+	// carries, "{token}" replaced by the invitation's token.
+	SenderEmail   string
+	OutboxDir     string
+	InvitationURL string
 }
 
 // Defaults of SPEC §8.
@@ -29,6 +35,9 @@ const (
 	DefaultTokenTTL      = 24 * time.Hour
 	DefaultInvitationTTL = 7 * 24 * time.Hour
 	DefaultAPIAddr       = "127.0.0.1:3000"
+	// DefaultInvitationURL is where an invitee accepts: the client application's page, which a
+	// deployment names (template parameter InvitationUrl).
+	DefaultInvitationURL = "https://app.example.com/invitations/accept?token={token}"
 )
 
 // FromEnv reads the environment. An unparsable duration is an error, not a silent default: a typo in
@@ -39,6 +48,9 @@ func FromEnv() (Config, error) {
 		DynamoDBEndpoint: os.Getenv("DYNAMODB_ENDPOINT"),
 		APIAddr:          getenv("API_ADDR", DefaultAPIAddr),
 		LogFormat:        getenv("LOG_FORMAT", "json"),
+		SenderEmail:      os.Getenv("SENDER_EMAIL"),
+		OutboxDir:        os.Getenv("OUTBOX_DIR"),
+		InvitationURL:    getenv("INVITATION_URL", DefaultInvitationURL),
 	}
 	var err error
 	if c.TokenTTL, err = duration("TOKEN_TTL", DefaultTokenTTL); err != nil {

@@ -84,10 +84,11 @@ func TestSecurity(t *testing.T) {
 	s := mustLoad(t)
 	for path, item := range s.doc.Paths.Map() {
 		for method, op := range item.Operations() {
-			login := path == "/api/v1/auth/login"
+			// SPEC §2 and §10: login, the schema and the docs page need no token; everything else does.
+			public := path == "/api/v1/auth/login" || path == "/api/schema/" || strings.HasPrefix(path, "/api/docs/")
 			open := op.Security != nil && len(*op.Security) == 0
-			if login != open {
-				t.Errorf("%s %s: open (no security) = %v, want %v", method, path, open, login)
+			if public != open {
+				t.Errorf("%s %s: open (no security) = %v, want %v", method, path, open, public)
 			}
 		}
 	}
@@ -121,11 +122,20 @@ func TestOperations(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []Operation{
+		{"GET", "/api/docs/"},
+		{"GET", "/api/docs/{asset}"},
+		{"GET", "/api/schema/"},
 		{"POST", "/api/v1/auth/login"},
+		{"POST", "/api/v1/auth/logout"},
 		{"GET", "/api/v1/comments/"},
+		{"POST", "/api/v1/comments/"},
+		{"DELETE", "/api/v1/comments/{id}/"},
 		{"GET", "/api/v1/comments/{id}/"},
 		{"PATCH", "/api/v1/comments/{id}/"},
 		{"PUT", "/api/v1/comments/{id}/"},
+		{"GET", "/api/v1/organization-invitations/"},
+		{"POST", "/api/v1/organization-invitations/"},
+		{"DELETE", "/api/v1/organization-invitations/{id}/"},
 		{"GET", "/api/v1/organization-invitations/{id}/"},
 		{"PATCH", "/api/v1/organization-invitations/{id}/"},
 		{"POST", "/api/v1/users/"},

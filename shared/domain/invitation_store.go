@@ -21,6 +21,52 @@ type InvitationStore interface {
 	// ECONFLICT when the invitation changed (or vanished) since it was read: the caller re-reads and
 	// re-applies its change.
 	SaveInvitation(ctx context.Context, inv Invitation, join *NewMembership) error
+
+	// ListInvitations reads every invitation in scope (each once), from indexes, never a Scan: its cost
+	// follows the invitations in scope, not the table. Eventually consistent.
+	ListInvitations(ctx context.Context, scope InvitationScope) ([]Invitation, error)
+	// InvitationPageRefs reads, in one call, what invs refer to: their organizations, inviters and
+	// portfolios (each looked up in its invitation's organization).
+	InvitationPageRefs(ctx context.Context, invs []Invitation) (InvitationRefs, error)
+
+	// SessionAndDraft reads the session of ref with what creating an invitation to q.Email in
+	// q.OrganizationID must check: the organization, the portfolios, whether a user with the email is a
+	// member, and the invitations to the email in that organization. Two round trips at most.
+	SessionAndDraft(ctx context.Context, ref TokenRef, q InvitationDraft) (DraftRead, error)
+	// CreateInvitation stores a new invitation and takes the organization's pending claim on its email,
+	// on the condition that the claim is still as read (claimedBy, "" for none): of two concurrent
+	// creates one wins, the other gets ECONFLICT and reads again.
+	CreateInvitation(ctx context.Context, inv Invitation, claimedBy string) error
+	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
+	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
+	MarkInvitationSent(ctx context.Context, inv Invitation) error
+	// DeleteInvitation removes an invitation; removing one already gone is no error.
+	DeleteInvitation(ctx context.Context, id string) error
+}
+
+// InvitationScope names the invitations a list may show: all (staff), those of some organizations
+// (their members), those to one address (the invitee).
+type InvitationScope struct {
+	All             bool
+	OrganizationIDs []string
+	Email           string
+}
+
+// InvitationDraft is what a create names before anything is read.
+type InvitationDraft struct {
+	OrganizationID string
+	Email          string
+	PortfolioIDs   []string
+}
+
+// DraftRead is what SessionAndDraft found.
+type DraftRead struct {
+	Session      Session
+	Organization *Organization       // nil: it does not exist
+	Portfolios   map[string]Portfolio // those of the organization, by id
+	EmailMember  bool                 // a user with the email is a member of the organization
+	Invitations  []Invitation         // the invitations to the email in the organization
+	ClaimedBy    string               // the invitation holding the pending claim; "" for none
 }
 
 // InvitationRefsQuery names what an invitation refers to, to be read together.

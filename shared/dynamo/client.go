@@ -7,17 +7,16 @@ import (
 	"io"
 	"net"
 	"net/http"
-	"os"
 	"syscall"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/credentials"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
+	"github.com/reportingplatform/api/shared/awsenv"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -38,11 +37,8 @@ const (
 )
 
 // NewClient builds the DynamoDB client once per process (Lambda cold start), with the timeouts and retry
-// budget above. Region and credentials come from the environment alone, as Lambda sets it (AWS_REGION,
-// and the function role's AWS_ACCESS_KEY_ID, AWS_SECRET_ACCESS_KEY, AWS_SESSION_TOKEN): no file,
-// profile or metadata lookups at cold start, and none of the SDK's credential chain (SSO, STS, IMDS) in
-// the binary. With endpoint set (DynamoDB Local) it uses fixed dummy credentials and a default region,
-// so no AWS set-up is needed locally. ctx is not used: nothing is looked up.
+// budget above. Region and credentials come from the environment alone (awsenv); with endpoint set
+// (DynamoDB Local) it uses dummy credentials. ctx is not used: nothing is looked up.
 func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Options)) (*dynamodb.Client, error) {
 	cfg, err := environmentConfig(endpoint)
 	if err != nil {
@@ -80,24 +76,11 @@ func NewClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamo
 }
 
 func environmentConfig(endpoint string) (aws.Config, error) {
-	region := os.Getenv("AWS_REGION")
-	if region == "" {
-		region = os.Getenv("AWS_DEFAULT_REGION")
+	cfg, err := awsenv.Config(endpoint != "")
+	if err != nil {
+		return aws.Config{}, fmt.Errorf("dynamodb client: %w, or DYNAMODB_ENDPOINT for DynamoDB Local", err)
 	}
-	if endpoint != "" {
-		if region == "" {
-			region = "us-east-1"
-		}
-		return aws.Config{Region: region, Credentials: credentials.NewStaticCredentialsProvider("local", "local", "")}, nil
-	}
-	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
-	if region == "" || key == "" || secret == "" {
-		return aws.Config{}, errors.New("dynamodb client: AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them), or DYNAMODB_ENDPOINT for DynamoDB Local")
-	}
-	return aws.Config{
-		Region:      region,
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN"))),
-	}, nil
+	return cfg, nil
 }
 
 // fail wraps err with the failing step. A store that is throttled, failing or unreachable (after the

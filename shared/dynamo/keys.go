@@ -54,12 +54,30 @@ const (
 	portfolioSKPrefix = "PORTFOLIO#"
 )
 
-// GSI1 keys: a member and a portfolio by their own id (for the fixture loader), an organization's
-// invitations, and an object's comments in creation order.
+// GSI1 keys: a member and a portfolio by their own id (for the fixture loader), every invitation (the
+// staff's list), and an object's comments in creation order.
 func memberIndexKey(memberID string) key       { return key{"MEMBER#" + memberID, "MEMBER"} }
 func portfolioIndexKey(portfolioID string) key { return key{"PORTFOLIO#" + portfolioID, "PORTFOLIO"} }
-func orgInvitationIndexKey(orgID, invitationID string) key {
-	return key{"ORG#" + orgID, "INVITATION#" + invitationID}
+func allInvitationsIndexKey(created time.Time, invitationID string) key {
+	return key{"INVITATIONS", commentSortKey(created, invitationID)}
+}
+
+// GSI2 key of an invitation: the invitations to one address (the invitee's list, and the check for a
+// pending one before another is created).
+func inviteeIndexKey(email string, created time.Time, invitationID string) key {
+	return key{"INVITEE#" + domain.EmailKey(email), commentSortKey(created, invitationID)}
+}
+
+// GSI3 key of an invitation: an organization's invitations, whole (the index projects every attribute),
+// so a member's list reads them without reading the items.
+func orgInvitationsIndexKey(orgID string, created time.Time, invitationID string) key {
+	return key{"INVITATIONS#ORG#" + orgID, commentSortKey(created, invitationID)}
+}
+
+// pendingClaimKey is held by the newest invitation created for an address in an organization through
+// the API, so that two concurrent creates cannot both find none pending.
+func pendingClaimKey(orgID, email string) key {
+	return key{"ORG#" + orgID, "PENDING#" + domain.EmailKey(email)}
 }
 func commentIndexKey(contentType, objectID string, created time.Time, id string) key {
 	return key{objectPartition(contentType, objectID), commentSortKey(created, id)}
@@ -70,7 +88,8 @@ func commentTagIndexKey(contentType, objectID, tag string, created time.Time, id
 	return key{objectPartition(contentType, objectID) + "#TAG#" + tag, commentSortKey(created, id)}
 }
 
-// commentSortKey orders by creation time, ties by id: fixed-width timestamps sort as strings.
+// commentSortKey orders by creation time, ties by id: fixed-width timestamps sort as strings. Invitation
+// index keys sort the same way.
 func commentSortKey(created time.Time, id string) string {
 	return domain.FormatTime(created) + "#" + id
 }

@@ -15,10 +15,13 @@ const (
 	attrGSI1SK = "GSI1SK"
 	attrGSI2PK = "GSI2PK"
 	attrGSI2SK = "GSI2SK"
+	attrGSI3PK = "GSI3PK"
+	attrGSI3SK = "GSI3SK"
 	attrTTL    = "expires_at_epoch"
 
 	indexGSI1 = "GSI1"
 	indexGSI2 = "GSI2"
+	indexGSI3 = "GSI3"
 )
 
 // The comment indexes carry commenter_id so that a page of comments and their commenters can be read
@@ -28,21 +31,19 @@ var indexProjectedAttributes = []string{"commenter_id"}
 // TableDefinition is the table as CreateTable wants it: what `make run` and the tests create in
 // DynamoDB Local, and what template.yaml must declare for AWS.
 func TableDefinition(name string) *dynamodb.CreateTableInput {
-	gsi := func(index, pk, sk string) types.GlobalSecondaryIndex {
+	gsi := func(index, pk, sk string, projection *types.Projection) types.GlobalSecondaryIndex {
 		return types.GlobalSecondaryIndex{
 			IndexName: aws.String(index),
 			KeySchema: []types.KeySchemaElement{
 				{AttributeName: aws.String(pk), KeyType: types.KeyTypeHash},
 				{AttributeName: aws.String(sk), KeyType: types.KeyTypeRange},
 			},
-			Projection: &types.Projection{
-				ProjectionType:   types.ProjectionTypeInclude,
-				NonKeyAttributes: indexProjectedAttributes,
-			},
+			Projection: projection,
 		}
 	}
+	include := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: indexProjectedAttributes}
 	attrs := []types.AttributeDefinition{}
-	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK} {
+	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK} {
 		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
 	}
 	return &dynamodb.CreateTableInput{
@@ -54,8 +55,10 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			gsi(indexGSI1, attrGSI1PK, attrGSI1SK),
-			gsi(indexGSI2, attrGSI2PK, attrGSI2SK),
+			gsi(indexGSI1, attrGSI1PK, attrGSI1SK, include),
+			gsi(indexGSI2, attrGSI2PK, attrGSI2SK, include),
+			// Only invitations have GSI3 keys; whole, so an organization's list needs no item reads.
+			gsi(indexGSI3, attrGSI3PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
 		},
 	}
 }

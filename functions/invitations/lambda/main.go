@@ -2,15 +2,24 @@
 package main
 
 import (
+	"log/slog"
+	"os"
+
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/shared/mail"
 	"github.com/reportingplatform/api/shared/service"
 )
 
 func main() {
 	env := service.MustLoad()
-	h := invitations.New(env.Store, env.Log, env.Config.InvitationTTL, env.Now)
+	mailer, err := mail.FromConfig(env.Config, env.Log, env.Now)
+	if err != nil {
+		slog.Error("start-up failed", "error", err.Error())
+		os.Exit(1)
+	}
+	h := invitations.New(env.Store, mailer, env.Log, env.Config.InvitationTTL, env.Now)
 	h.AllowOrigins(env.Config.CORSAllowedOrigins)
 	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }

@@ -1,0 +1,192 @@
+package invitations
+
+import (
+	"context"
+	"net/http"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
+)
+
+// Messages of SPEC §10's create.
+const (
+	msgPendingExists = "This email already has a pending invitation to this organization."
+	msgMemberExists  = "A member with this email already exists."
+)
+
+// createRequest is a valid POST body.
+type createRequest struct {
+	orgID, email        string
+	firstName, lastName *string
+	role                domain.Role
+	portfolioIDs        []string
+}
+
+// readCreate reads a POST body: organization_id and email required, the rest as PATCH reads them.
+func readCreate(r *http.Request) (*createRequest, error) {
+	body, err := httpapi.DecodeObject(r)
+	if err != nil {
+		return nil, err
+	}
+	var req createRequest
+	if id, ok := body.UUID(fieldOrg, true, false); ok {
+		req.orgID = *id
+	}
+	if email, ok := body.String(fieldEmail, httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true}); ok {
+		req.email = *email
+	}
+	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxName}
+	req.firstName, _ = body.String(fieldFirstName, names)
+	req.lastName, _ = body.String(fieldLastName, names)
+	if n, ok := body.Choice(fieldRole, func(n int) bool { return domain.Role(n).Valid() }, false); ok {
+		req.role = domain.Role(n)
+	}
+	req.portfolioIDs, _ = body.UUIDList(fieldPortfolios)
+	if err := body.Err(); err != nil {
+		return nil, err
+	}
+	return &req, nil
+}
+
+// create serves POST /api/v1/organization-invitations/ (SPEC §10). Administrators of the organization,
+// and staff who are members of it, invite; the inviter is the caller's membership. Round trips: the
+// session with the organization, the portfolios, the email's account and pending claim (and the
+// invitations to the address, from GSI2, in parallel); then the address's membership and those
+// invitations; one transaction; after the e-mail is handed over, one write of email_sent.
+func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+	req, bodyErr := readCreate(r)
+	var q domain.InvitationDraft
+	if bodyErr == nil {
+		q = domain.InvitationDraft{OrganizationID: req.orgID, Email: req.email, PortfolioIDs: req.portfolioIDs}
+	}
+	var draft domain.DraftRead
+	read := func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.DraftRead, error) {
+		if bodyErr != nil {
+			s, err := h.store.Session(ctx, ref)
+			return s, domain.DraftRead{Session: s}, err
+		}
+		d, err := h.store.SessionAndDraft(ctx, ref, q)
+		return d.Session, d, err
+	}
+	caller, draft, err := httpapi.AuthenticateWith(h.auth, r, nil, read)
+	if err != nil {
+		return err
+	}
+	if bodyErr != nil {
+		return bodyErr
+	}
+	ctx := r.Context()
+	var inv domain.Invitation
+	err = domain.RetryOnConflict(ctx, maxAttempts, func(n int) error {
+		if n > 1 {
+			ref, err := httpapi.Bearer(r)
+			if err != nil {
+				return err
+			}
+			if draft, err = h.store.SessionAndDraft(ctx, ref, q); err != nil {
+				return err
+			}
+		}
+		now := h.clock.Now()
+		inviter, err := checkCreate(caller, req, draft, now)
+		if err != nil {
+			return err
+		}
+		inv = domain.Invitation{
+			ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: req.orgID,
+			InviterMemberID: inviter.MemberID, InviterUserID: caller.ID, Email: req.email,
+			FirstName: req.firstName, LastName: req.lastName, Role: req.role, Status: domain.StatusPending,
+			PortfolioIDs: req.portfolioIDs, ExpiryDate: now.Add(h.invitationTTL), CreatedAt: now, UpdatedAt: now,
+		}
+		return h.store.CreateInvitation(ctx, inv, draft.ClaimedBy)
+	})
+	if err != nil {
+		return err
+	}
+	inv.EmailSent = h.send(ctx, inv, draft.Organization.Name, caller)
+	refs := domain.InvitationRefs{
+		Organizations: map[string]domain.Organization{inv.OrganizationID: *draft.Organization},
+		Users:         map[string]domain.User{caller.ID: caller},
+		Portfolios:    draft.Portfolios,
+	}
+	resp, err := newInvitationResponse(inv, refs, inv.CreatedAt)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusCreated, resp)
+	return nil
+}
+
+// checkCreate applies SPEC §10's rules and returns the inviting membership. To one who may not invite
+// into the organization it does not exist, and nothing about its members or invitations is told.
+func checkCreate(caller domain.User, req *createRequest, draft domain.DraftRead, now time.Time) (domain.Membership, error) {
+	m, member := caller.MembershipOf(req.orgID)
+	if draft.Organization == nil || !member || (m.Role != domain.RoleAdministrator && !caller.Privileged()) {
+		return m, domain.FieldError(fieldOrg, domain.MsgDoesNotExist(req.orgID))
+	}
+	var errs domain.FieldErrors
+	if missing, ok := firstMissing(req.portfolioIDs, draft.Portfolios); ok {
+		errs.Add(fieldPortfolios, domain.MsgDoesNotExist(missing))
+	}
+	switch {
+	case draft.EmailMember:
+		errs.Add(fieldEmail, msgMemberExists)
+	case hasPending(draft.Invitations, now):
+		errs.Add(fieldEmail, msgPendingExists)
+	}
+	return m, errs.Err()
+}
+
+func hasPending(invs []domain.Invitation, now time.Time) bool {
+	for _, inv := range invs {
+		if inv.EffectiveStatus(now) == domain.StatusPending {
+			return true
+		}
+	}
+	return false
+}
+
+// send hands the invitation e-mail over and records it (SPEC §10). A failure is logged and leaves
+// email_sent false; the invitation stands (the 201 is not undone by a mail problem).
+func (h *handler) send(ctx context.Context, inv domain.Invitation, orgName string, inviter domain.User) bool {
+	log := httpapi.Logger(ctx)
+	mail := domain.InvitationMail{
+		To: inv.Email, FirstName: inv.FirstName, LastName: inv.LastName, OrganizationName: orgName,
+		InviterName: inviter.FullName(), InviterEmail: inviter.Email, Role: inv.Role, Token: inv.Token,
+		ExpiresAt: inv.ExpiryDate,
+	}
+	if err := h.mailer.SendInvitation(ctx, mail); err != nil {
+		log.Warn("invitation e-mail not sent", "invitation_id", inv.ID, "error", err)
+		return false
+	}
+	if err := h.store.MarkInvitationSent(ctx, inv); err != nil {
+		log.Warn("invitation e-mail sent but not recorded", "invitation_id", inv.ID, "error", err)
+		return false
+	}
+	return true
+}
+
+// destroy serves DELETE /api/v1/organization-invitations/{id}/ (SPEC §10): administrators of its
+// organization and staff; others who may read it get 403, the rest 404. Two round trips.
+func (h *handler) destroy(w http.ResponseWriter, r *http.Request) error {
+	caller, inv, err := h.authenticate(r)
+	if err != nil {
+		return err
+	}
+	if inv == nil {
+		return domain.NotFound()
+	}
+	if may := rightsOn(caller, *inv); !may.change {
+		if may.read {
+			return domain.Forbidden()
+		}
+		return domain.NotFound()
+	}
+	if err := h.store.DeleteInvitation(r.Context(), inv.ID); err != nil {
+		return err
+	}
+	httpapi.WriteNoContent(w)
+	return nil
+}

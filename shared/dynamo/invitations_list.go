@@ -1,0 +1,358 @@
+package dynamo
+
+import (
+	"context"
+	"errors"
+	"sync"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// ListInvitations reads the invitations of scope. An organization's come whole from GSI3 (one Query per
+// organization, all in parallel); the invitee's and, for staff, everyone's come as keys from GSI2 and
+// GSI1, in the same parallel step, and those not already read are then read in one BatchGetItem. So a
+// member's list costs one round trip after the session, an invitee's or the staff's two; never a Scan.
+func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScope) ([]domain.Invitation, error) {
+	type part struct {
+		invs []domain.Invitation
+		ids  []string
+		err  error
+	}
+	var jobs []func() part
+	for _, org := range scope.OrganizationIDs {
+		jobs = append(jobs, func() part {
+			invs, err := s.orgInvitations(ctx, org)
+			return part{invs: invs, err: err}
+		})
+	}
+	if scope.Email != "" {
+		jobs = append(jobs, func() part {
+			ids, err := s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(scope.Email, zeroTime, "").PK)
+			return part{ids: ids, err: err}
+		})
+	}
+	if scope.All {
+		jobs = append(jobs, func() part {
+			ids, err := s.indexedInvitationIDs(ctx, indexGSI1, attrGSI1PK, allInvitationsIndexKey(zeroTime, "").PK)
+			return part{ids: ids, err: err}
+		})
+	}
+	parts := make([]part, len(jobs))
+	var wg sync.WaitGroup
+	for i, job := range jobs {
+		wg.Add(1)
+		go func() { defer wg.Done(); parts[i] = job() }()
+	}
+	wg.Wait()
+
+	seen := map[string]bool{}
+	var out []domain.Invitation
+	var missing []key
+	for _, p := range parts {
+		if p.err != nil {
+			return nil, p.err
+		}
+		for _, inv := range p.invs {
+			if !seen[inv.ID] {
+				seen[inv.ID] = true
+				out = append(out, inv)
+			}
+		}
+	}
+	for _, p := range parts {
+		for _, id := range p.ids {
+			if !seen[id] {
+				seen[id] = true
+				missing = append(missing, invitationKey(id))
+			}
+		}
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	items, err := s.batchRead(ctx, "read listed invitations", missing, readOptions{eventual: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range missing {
+		if item := items[k]; item != nil { // gone since the index said so: not listed
+			inv, err := decodeInvitation(item)
+			if err != nil {
+				return nil, err
+			}
+			out = append(out, inv)
+		}
+	}
+	return out, nil
+}
+
+// orgInvitations reads every invitation of an organization from GSI3, which projects them whole.
+func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invitation, error) {
+	var out []domain.Invitation
+	err := s.queryPartition(ctx, indexGSI3, attrGSI3PK, orgInvitationsIndexKey(orgID, zeroTime, "").PK, func(item map[string]types.AttributeValue) error {
+		inv, err := decodeInvitation(item)
+		out = append(out, inv)
+		return err
+	})
+	return out, err
+}
+
+// indexedInvitationIDs reads the ids of the invitations under one partition of a keys-only index.
+func (s *Store) indexedInvitationIDs(ctx context.Context, index, pkAttr, partition string) ([]string, error) {
+	var ids []string
+	err := s.queryPartition(ctx, index, pkAttr, partition, func(item map[string]types.AttributeValue) error {
+		ids = append(ids, idAfter(stringAttr(item, attrPK), "INVITATION#"))
+		return nil
+	})
+	return ids, err
+}
+
+// queryPartition hands every entry of one index partition to each, page by page (a Query stops at 1 MB).
+func (s *Store) queryPartition(ctx context.Context, index, pkAttr, partition string, each func(map[string]types.AttributeValue) error) error {
+	cond, err := expression.NewBuilder().WithKeyCondition(expression.Key(pkAttr).Equal(expression.Value(partition))).Build()
+	if err != nil {
+		return fail("build index query", err)
+	}
+	var start map[string]types.AttributeValue
+	for {
+		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+			TableName:                 aws.String(s.table),
+			IndexName:                 aws.String(index),
+			KeyConditionExpression:    cond.KeyCondition(),
+			ExpressionAttributeNames:  cond.Names(),
+			ExpressionAttributeValues: cond.Values(),
+			ExclusiveStartKey:         start,
+			ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
+		})
+		if err != nil {
+			return fail("query "+index+" "+partition, err)
+		}
+		for _, item := range out.Items {
+			if err := each(item); err != nil {
+				return err
+			}
+		}
+		if out.LastEvaluatedKey == nil {
+			return nil
+		}
+		start = out.LastEvaluatedKey
+	}
+}
+
+// InvitationPageRefs reads the organizations, inviters and portfolios of invs in one BatchGetItem.
+func (s *Store) InvitationPageRefs(ctx context.Context, invs []domain.Invitation) (domain.InvitationRefs, error) {
+	refs := domain.InvitationRefs{
+		Organizations: map[string]domain.Organization{},
+		Users:         map[string]domain.User{},
+		Portfolios:    map[string]domain.Portfolio{},
+	}
+	var keys []key
+	for _, inv := range invs {
+		keys = append(keys, orgKey(inv.OrganizationID), userKey(inv.InviterUserID))
+		for _, p := range inv.PortfolioIDs {
+			keys = append(keys, portfolioKey(inv.OrganizationID, p))
+		}
+	}
+	if len(keys) == 0 {
+		return refs, nil
+	}
+	items, err := s.batchGet(ctx, "read invitation page references", keys)
+	if err != nil {
+		return domain.InvitationRefs{}, err
+	}
+	for k, item := range items {
+		switch {
+		case k.SK == "ORG":
+			var it orgItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return domain.InvitationRefs{}, fail("decode organization", err)
+			}
+			refs.Organizations[it.ID] = it.domain()
+		case k.SK == "PROFILE":
+			u, err := decodeUser(item)
+			if err != nil {
+				return domain.InvitationRefs{}, err
+			}
+			refs.Users[u.ID] = u
+		default:
+			var it portfolioItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return domain.InvitationRefs{}, fail("decode portfolio", err)
+			}
+			refs.Portfolios[it.ID] = it.domain()
+		}
+	}
+	return refs, nil
+}
+
+// pendingClaimItem is ORG#<org> / PENDING#<email>: which invitation last claimed the address.
+type pendingClaimItem struct {
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	InvitationID string `dynamodbav:"invitation_id"`
+}
+
+// SessionAndDraft reads, with the session, the organization, the portfolios, the email's claim, the
+// pending claim and (in parallel, from GSI2) the invitations to the email; then, in a second call only
+// when there is something to read, the membership of the email's user and those invitations.
+func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q domain.InvitationDraft) (domain.DraftRead, error) {
+	ok, ek, ck := orgKey(q.OrganizationID), emailKey(q.Email), pendingClaimKey(q.OrganizationID, q.Email)
+	keys := append(sessionKeys(ref), ok, ek, ck)
+	for _, p := range q.PortfolioIDs {
+		keys = append(keys, portfolioKey(q.OrganizationID, p))
+	}
+	var (
+		items    map[key]map[string]types.AttributeValue
+		ids      []string
+		errItems error
+		errIDs   error
+		wg       sync.WaitGroup
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		ids, errIDs = s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(q.Email, zeroTime, "").PK)
+	}()
+	items, errItems = s.batchGet(ctx, "read session and invitation draft", keys)
+	wg.Wait()
+	if err := errors.Join(errItems, errIDs); err != nil {
+		return domain.DraftRead{}, err
+	}
+	var out domain.DraftRead
+	var err error
+	if out.Session, err = decodeSession(items, ref); err != nil {
+		return domain.DraftRead{}, err
+	}
+	if item := items[ok]; item != nil {
+		var it orgItem
+		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+			return domain.DraftRead{}, fail("decode organization", err)
+		}
+		o := it.domain()
+		out.Organization = &o
+	}
+	out.Portfolios = map[string]domain.Portfolio{}
+	for _, p := range q.PortfolioIDs {
+		if item := items[portfolioKey(q.OrganizationID, p)]; item != nil {
+			var it portfolioItem
+			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+				return domain.DraftRead{}, fail("decode portfolio", err)
+			}
+			out.Portfolios[p] = it.domain()
+		}
+	}
+	if item := items[ck]; item != nil {
+		var claim pendingClaimItem
+		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
+			return domain.DraftRead{}, fail("decode pending claim", err)
+		}
+		out.ClaimedBy = claim.InvitationID
+	}
+
+	var more []key
+	var mk key
+	if item := items[ek]; item != nil && out.Organization != nil {
+		var claim emailItem
+		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
+			return domain.DraftRead{}, fail("decode email claim", err)
+		}
+		mk = memberKey(q.OrganizationID, claim.UserID)
+		more = append(more, mk)
+	}
+	if out.Organization != nil {
+		if out.ClaimedBy != "" {
+			ids = append(ids, out.ClaimedBy) // the claim is strongly consistent; the index may lag
+		}
+		for _, id := range ids {
+			more = append(more, invitationKey(id))
+		}
+	}
+	if len(more) == 0 {
+		return out, nil
+	}
+	second, err := s.batchGet(ctx, "read invitation draft checks", more)
+	if err != nil {
+		return domain.DraftRead{}, err
+	}
+	out.EmailMember = mk != (key{}) && second[mk] != nil
+	for k, item := range second {
+		if k == mk {
+			continue
+		}
+		inv, err := decodeInvitation(item)
+		if err != nil {
+			return domain.DraftRead{}, err
+		}
+		if inv.OrganizationID == q.OrganizationID && domain.EmailKey(inv.Email) == domain.EmailKey(q.Email) {
+			out.Invitations = append(out.Invitations, inv)
+		}
+	}
+	return out, nil
+}
+
+// CreateInvitation puts the invitation and the organization's pending claim on its address in one
+// TransactWriteItems, the claim conditioned on being as read.
+func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy string) error {
+	inv.Version = 1
+	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
+	if err != nil {
+		return fail("encode invitation", err)
+	}
+	ck := pendingClaimKey(inv.OrganizationID, inv.Email)
+	claim, err := attributevalue.MarshalMap(pendingClaimItem{PK: ck.PK, SK: ck.SK, InvitationID: inv.ID})
+	if err != nil {
+		return fail("encode pending claim", err)
+	}
+	isNew, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
+	if err != nil {
+		return fail("build invitation create", err)
+	}
+	claimCond := expression.AttributeNotExists(expression.Name(attrPK))
+	if claimedBy != "" {
+		claimCond = expression.Name("invitation_id").Equal(expression.Value(claimedBy))
+	}
+	asRead, err := expression.NewBuilder().WithCondition(claimCond).Build()
+	if err != nil {
+		return fail("build pending claim", err)
+	}
+	err = s.transact(ctx, "create invitation", []types.TransactWriteItem{
+		{Put: &types.Put{Item: item, ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}},
+		{Put: &types.Put{Item: claim, ConditionExpression: asRead.Condition(),
+			ExpressionAttributeNames: asRead.Names(), ExpressionAttributeValues: asRead.Values()}},
+	})
+	var c *cancelled
+	if errors.As(err, &c) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
+}
+
+// MarkInvitationSent sets email_sent, conditioned on the address it was sent to still being the
+// invitation's. Returns ECONFLICT when it is not (or the invitation is gone).
+func (s *Store) MarkInvitationSent(ctx context.Context, inv domain.Invitation) error {
+	upd := expression.Set(expression.Name("email_sent"), expression.Value(true)).
+		Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
+	cond := expression.Name("email").Equal(expression.Value(inv.Email))
+	item, err := updateItem(invitationKey(inv.ID), upd, &cond)
+	if err != nil {
+		return err
+	}
+	err = s.transact(ctx, "mark invitation sent", []types.TransactWriteItem{item})
+	var c *cancelled
+	if errors.As(err, &c) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
+}
+
+// DeleteInvitation deletes INVITATION#<id>. Its pending claim, if it holds one, stays: a claim naming an
+// invitation that is gone claims nothing (SessionAndDraft's reader checks).
+func (s *Store) DeleteInvitation(ctx context.Context, id string) error {
+	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: invitationKey(id).av()})
+	return fail("delete invitation", err)
+}

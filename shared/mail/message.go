@@ -1,0 +1,77 @@
+// Package mail sends the invitation e-mail of SPEC §10: its text (Compose), and the two ways to hand it
+// over: Amazon SES v2 in AWS (SES) and an outbox directory of .eml files under `make run` (Outbox).
+// FromConfig picks one; only the invitations function imports this package.
+package mail
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// TokenPlaceholder is where the invitation link (INVITATION_URL) takes the token.
+const TokenPlaceholder = "{token}"
+
+// Message is one plain-text e-mail.
+type Message struct {
+	To      string
+	Subject string
+	Text    string
+}
+
+// roleNames are the seed's roles as the e-mail names them.
+var roleNames = map[domain.Role]string{
+	domain.RoleMember:        "member",
+	domain.RoleCollaborator:  "collaborator",
+	domain.RoleAdministrator: "administrator",
+}
+
+// Compose writes the invitation e-mail: who invites to which organization with which role, until when,
+// and the link that carries the token (link with TokenPlaceholder replaced, the token query-escaped).
+func Compose(m domain.InvitationMail, link string) Message {
+	greeting := "Hello,"
+	if name := strings.TrimSpace(domain.Deref(m.FirstName) + " " + domain.Deref(m.LastName)); name != "" {
+		greeting = "Hello " + name + ","
+	}
+	inviter := m.InviterEmail
+	if m.InviterName != "" {
+		inviter = m.InviterName + " (" + m.InviterEmail + ")"
+	}
+	role := roleNames[m.Role]
+	if role == "" {
+		role = fmt.Sprint("role ", int(m.Role))
+	}
+	text := fmt.Sprintf(`%s
+
+%s invites you to join %s on the Reporting Platform as %s %s.
+
+Accept the invitation here:
+%s
+
+Your invitation token is %s. The invitation is valid until %s.
+`, greeting, inviter, m.OrganizationName, article(role), role,
+		strings.ReplaceAll(link, TokenPlaceholder, url.QueryEscape(m.Token)), m.Token, m.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"))
+	return Message{
+		To:      m.To,
+		Subject: fmt.Sprintf("%s invites you to %s", firstNonEmpty(m.InviterName, m.InviterEmail), m.OrganizationName),
+		Text:    text,
+	}
+}
+
+func article(word string) string {
+	if strings.ContainsRune("aeiou", rune(word[0])) {
+		return "an"
+	}
+	return "a"
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, v := range s {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}
