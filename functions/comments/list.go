@@ -72,14 +72,6 @@ func readListQuery(q url.Values) (listQuery, error) {
 	return lq, nil
 }
 
-// listJSON is DRF's paginated envelope, keys in DRF's order.
-type listJSON struct {
-	Count    int           `json:"count"`
-	Next     *string       `json:"next"`
-	Previous *string       `json:"previous"`
-	Results  []commentJSON `json:"results"`
-}
-
 // list is GET /api/v1/comments/. Round trips: the caller's session with the object's counter (count
 // and owner), in parallel with a Query of the comment index for the entries up to the page; then one
 // BatchGetItem of the page's comments and commenters. The count decides visibility (another
@@ -103,7 +95,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		writeList(w, r, page, []commentJSON{})
+		httpapi.WritePage(w, r, page, []commentJSON{})
 		return nil
 	}
 	if _, err := httpapi.Bearer(r); err != nil {
@@ -157,14 +149,8 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	}
-	writeList(w, r, page, results)
+	httpapi.WritePage(w, r, page, results)
 	return nil
-}
-
-func writeList(w http.ResponseWriter, r *http.Request, page httpapi.Page, results []commentJSON) {
-	out := listJSON{Count: page.Count, Results: results}
-	out.Next, out.Previous = page.Links(r)
-	httpapi.WriteJSON(w, http.StatusOK, out)
 }
 
 type indexResult struct {

@@ -49,14 +49,6 @@ func readListFilters(q url.Values) (listFilters, error) {
 	return f, errs.Err()
 }
 
-// listJSON is DRF's paginated envelope, keys in DRF's order.
-type listJSON struct {
-	Count    int                  `json:"count"`
-	Next     *string              `json:"next"`
-	Previous *string              `json:"previous"`
-	Results  []invitationResponse `json:"results"`
-}
-
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
 // the caller's organizations, whole, from GSI3 (with the invitee's and, for staff, everyone's from
@@ -88,7 +80,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	shown = shown[page.Offset() : page.Offset()+page.Len()]
-	out := listJSON{Count: page.Count, Results: []invitationResponse{}}
+	var results []invitationResponse
 	if len(shown) > 0 {
 		refs, err := h.store.InvitationPageRefs(r.Context(), shown)
 		if err != nil {
@@ -99,11 +91,10 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			if err != nil {
 				return err
 			}
-			out.Results = append(out.Results, resp)
+			results = append(results, resp)
 		}
 	}
-	out.Next, out.Previous = page.Links(r)
-	httpapi.WriteJSON(w, http.StatusOK, out)
+	httpapi.WritePage(w, r, page, results)
 	return nil
 }
 

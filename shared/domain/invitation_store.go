@@ -62,7 +62,7 @@ type InvitationDraft struct {
 // DraftRead is what SessionAndDraft found.
 type DraftRead struct {
 	Session      Session
-	Organization *Organization       // nil: it does not exist
+	Organization *Organization        // nil: it does not exist
 	Portfolios   map[string]Portfolio // those of the organization, by id
 	EmailMember  bool                 // a user with the email is a member of the organization
 	Invitations  []Invitation         // the invitations to the email in the organization

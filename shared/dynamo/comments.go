@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
@@ -89,41 +88,18 @@ func (s *Store) CommentIndex(ctx context.Context, q domain.CommentIndexQuery) ([
 		index, pkAttr, skAttr = indexGSI2, attrGSI2PK, attrGSI2SK
 		partition = commentTagIndexKey(q.Object.ContentType, q.Object.ObjectID, *q.Tag, zeroTime, "").PK
 	}
-	keyCond, err := expression.NewBuilder().
-		WithKeyCondition(expression.Key(pkAttr).Equal(expression.Value(partition))).Build()
-	if err != nil {
-		return nil, fail("build comment index query", err)
-	}
 	refs := make([]domain.CommentRef, 0, min(q.Limit, 1000))
-	var start map[string]types.AttributeValue
-	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
-			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(index),
-			KeyConditionExpression:    keyCond.KeyCondition(),
-			ExpressionAttributeNames:  keyCond.Names(),
-			ExpressionAttributeValues: keyCond.Values(),
-			ScanIndexForward:          aws.Bool(!q.Descending),
-			Limit:                     aws.Int32(int32(min(q.Limit-len(refs), math.MaxInt32))),
-			ExclusiveStartKey:         start,
-			ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-		})
-		if err != nil {
-			return nil, fail("query comment index", err)
-		}
-		for _, item := range out.Items {
-			ref, err := decodeIndexEntry(item, skAttr)
-			if err != nil {
-				return nil, err
-			}
-			refs = append(refs, ref)
-		}
-		// A Query stops at 1 MB; only a page thousands of entries deep gets there.
-		if len(refs) >= q.Limit || out.LastEvaluatedKey == nil {
-			return refs, nil
-		}
-		start = out.LastEvaluatedKey
+	// A Query stops at 1 MB; only a page thousands of entries deep gets there.
+	err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition,
+		descending: q.Descending, limit: q.Limit}, func(item map[string]types.AttributeValue) error {
+		ref, err := decodeIndexEntry(item, skAttr)
+		refs = append(refs, ref)
+		return err
+	})
+	if err != nil {
+		return nil, err
 	}
+	return refs, nil
 }
 
 func decodeIndexEntry(item map[string]types.AttributeValue, skAttr string) (domain.CommentRef, error) {

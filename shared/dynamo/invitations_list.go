@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"math"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -94,7 +95,7 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 // orgInvitations reads every invitation of an organization from GSI3, which projects them whole.
 func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invitation, error) {
 	var out []domain.Invitation
-	err := s.queryPartition(ctx, indexGSI3, attrGSI3PK, orgInvitationsIndexKey(orgID, zeroTime, "").PK, func(item map[string]types.AttributeValue) error {
+	err := s.queryPartition(ctx, partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK}, func(item map[string]types.AttributeValue) error {
 		inv, err := decodeInvitation(item)
 		out = append(out, inv)
 		return err
@@ -105,39 +106,54 @@ func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invi
 // indexedInvitationIDs reads the ids of the invitations under one partition of a keys-only index.
 func (s *Store) indexedInvitationIDs(ctx context.Context, index, pkAttr, partition string) ([]string, error) {
 	var ids []string
-	err := s.queryPartition(ctx, index, pkAttr, partition, func(item map[string]types.AttributeValue) error {
+	err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition}, func(item map[string]types.AttributeValue) error {
 		ids = append(ids, idAfter(stringAttr(item, attrPK), "INVITATION#"))
 		return nil
 	})
 	return ids, err
 }
 
-// queryPartition hands every entry of one index partition to each, page by page (a Query stops at 1 MB).
-func (s *Store) queryPartition(ctx context.Context, index, pkAttr, partition string, each func(map[string]types.AttributeValue) error) error {
-	cond, err := expression.NewBuilder().WithKeyCondition(expression.Key(pkAttr).Equal(expression.Value(partition))).Build()
+// partitionQuery is a Query of one index partition: in key order (or reversed), at most limit entries
+// (0: all).
+type partitionQuery struct {
+	index, pkAttr, partition string
+	descending               bool
+	limit                    int
+}
+
+// queryPartition hands every entry q reads to each, page by page (a Query stops at 1 MB).
+func (s *Store) queryPartition(ctx context.Context, q partitionQuery, each func(map[string]types.AttributeValue) error) error {
+	cond, err := expression.NewBuilder().WithKeyCondition(expression.Key(q.pkAttr).Equal(expression.Value(q.partition))).Build()
 	if err != nil {
 		return fail("build index query", err)
 	}
+	read := 0
 	var start map[string]types.AttributeValue
 	for {
-		out, err := s.db.Query(ctx, &dynamodb.QueryInput{
+		in := &dynamodb.QueryInput{
 			TableName:                 aws.String(s.table),
-			IndexName:                 aws.String(index),
+			IndexName:                 aws.String(q.index),
 			KeyConditionExpression:    cond.KeyCondition(),
 			ExpressionAttributeNames:  cond.Names(),
 			ExpressionAttributeValues: cond.Values(),
+			ScanIndexForward:          aws.Bool(!q.descending),
 			ExclusiveStartKey:         start,
 			ReturnConsumedCapacity:    types.ReturnConsumedCapacityTotal,
-		})
+		}
+		if q.limit > 0 {
+			in.Limit = aws.Int32(int32(min(q.limit-read, math.MaxInt32)))
+		}
+		out, err := s.db.Query(ctx, in)
 		if err != nil {
-			return fail("query "+index+" "+partition, err)
+			return fail("query "+q.index+" "+q.partition, err)
 		}
 		for _, item := range out.Items {
 			if err := each(item); err != nil {
 				return err
 			}
 		}
-		if out.LastEvaluatedKey == nil {
+		read += len(out.Items)
+		if out.LastEvaluatedKey == nil || (q.limit > 0 && read >= q.limit) {
 			return nil
 		}
 		start = out.LastEvaluatedKey

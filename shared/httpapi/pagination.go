@@ -173,3 +173,21 @@ func withQueryParam(u *url.URL, name, value string) string {
 	out.RawQuery = q.Encode()
 	return out.String()
 }
+
+// pageBody is DRF's paginated envelope, keys in DRF's order.
+type pageBody[T any] struct {
+	Count    int     `json:"count"`
+	Next     *string `json:"next"`
+	Previous *string `json:"previous"`
+	Results  []T     `json:"results"`
+}
+
+// WritePage answers 200 with page's envelope around results (never null: an empty page is []).
+func WritePage[T any](w http.ResponseWriter, r *http.Request, page Page, results []T) {
+	if results == nil {
+		results = []T{}
+	}
+	out := pageBody[T]{Count: page.Count, Results: results}
+	out.Next, out.Previous = page.Links(r)
+	WriteJSON(w, http.StatusOK, out)
+}
