@@ -83,7 +83,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	// No comment has a tag longer than a tag may be, so such a filter reads nothing (its key could also
 	// exceed DynamoDB's key size): the empty list.
-	noTag := queryErr == nil && lq.tag != nil && utf8.RuneCountInString(*lq.tag) > maxTag
+	noTag := queryErr == nil && lq.tag != nil && utf8.RuneCountInString(*lq.tag) > domain.MaxCommentTag
 	if queryErr != nil || noTag {
 		if _, err := h.auth.Authenticate(r); err != nil {
 			return err

@@ -9,13 +9,6 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// Limits of the seed and SPEC §6.
-const (
-	maxContentType = 25
-	maxTag         = 50
-	maxText        = 100_000
-)
-
 // maxAttempts bounds how often a save is read, checked and written again after losing a race (the
 // comment, its new parent or an ancestor changed in between). Each attempt starts from fresh reads, so
 // a retry also re-checks every rule.
@@ -131,7 +124,7 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 		return nil, err
 	}
 	var c commentChange
-	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: maxContentType, Choice: true}); ok {
+	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
 		} else {
@@ -139,10 +132,10 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 		}
 	}
 	c.objectID, _ = body.UUID("object_id", mode != patch, false)
-	if tag, ok := body.String("tag", httpapi.Text{AllowNull: true, MaxLength: maxTag}); ok {
+	if tag, ok := body.String("tag", httpapi.Text{AllowNull: true, MaxLength: domain.MaxCommentTag}); ok {
 		c.tag = optional{sent: true, value: tag}
 	}
-	c.text, _ = body.String("text", httpapi.Text{Required: mode == create, MaxLength: maxText})
+	c.text, _ = body.String("text", httpapi.Text{Required: mode == create, MaxLength: domain.MaxCommentText})
 	if parent, ok := body.UUID("parent", false, true); ok {
 		c.parent = optional{sent: true, value: parent}
 	}

@@ -58,8 +58,8 @@ func FuzzCommentWrite(f *testing.F) {
 		tag, text := domain.Deref(c.tag.value), domain.Deref(c.text)
 		switch {
 		case c.contentType != nil && !domain.ValidContentType(*c.contentType),
-			c.tag.value != nil && (strings.TrimSpace(tag) != tag || tag == "" || utf8.RuneCountInString(tag) > maxTag || strings.ContainsRune(tag, 0)),
-			c.text != nil && (strings.TrimSpace(text) != text || text == "" || utf8.RuneCountInString(text) > maxText || strings.ContainsRune(text, 0)),
+			c.tag.value != nil && (strings.TrimSpace(tag) != tag || tag == "" || utf8.RuneCountInString(tag) > domain.MaxCommentTag || strings.ContainsRune(tag, 0)),
+			c.text != nil && (strings.TrimSpace(text) != text || text == "" || utf8.RuneCountInString(text) > domain.MaxCommentText || strings.ContainsRune(text, 0)),
 			!canonical(c.objectID), !canonical(c.parent.value), c.parent.value != nil && !c.parent.sent, c.tag.value != nil && !c.tag.sent:
 			t.Fatalf("%.200q accepted as %+v", body, *c)
 		}
@@ -90,10 +90,10 @@ func FuzzCommentWrite(f *testing.F) {
 var writeMessages = map[string][]string{
 	"object_id": {domain.MsgRequired, domain.MsgNull, domain.MsgUUID},
 	"parent":    {domain.MsgUUID},
-	"tag":       {domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(maxTag), "Null characters are not allowed."},
-	"text": {domain.MsgNull, domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(maxText),
+	"tag":       {domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(domain.MaxCommentTag), "Null characters are not allowed."},
+	"text": {domain.MsgNull, domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(domain.MaxCommentText),
 		"Null characters are not allowed."},
-	"content_type": {domain.MsgRequired, domain.MsgNull, domain.MsgMaxLength(maxContentType), "Null characters are not allowed."},
+	"content_type": {domain.MsgRequired, domain.MsgNull, domain.MsgMaxLength(domain.MaxCommentType), "Null characters are not allowed."},
 }
 
 func checkWriteRefusal(t *testing.T, body string, err error) {

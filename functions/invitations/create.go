@@ -37,7 +37,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 	if email, ok := body.String(fieldEmail, httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true}); ok {
 		req.email = *email
 	}
-	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxName}
+	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxInviteeName}
 	req.firstName, _ = body.String(fieldFirstName, names)
 	req.lastName, _ = body.String(fieldLastName, names)
 	if n, ok := body.Choice(fieldRole, func(n int) bool { return domain.Role(n).Valid() }, false); ok {

@@ -5,11 +5,6 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// Limits of the seed.
-const (
-	maxName = 25
-)
-
 // The PATCH fields of the seed. Anything else a client sends (unknown or read-only fields such as id,
 // token, expiry_date or email_sent) is ignored, as DRF does.
 const (
@@ -54,7 +49,7 @@ func readPatch(body *httpapi.Body) *patchRequest {
 	}
 	req.orgID, _ = body.UUID(fieldOrg, false, false)
 	req.email, _ = body.String(fieldEmail, httpapi.Text{MaxLength: domain.MaxEmailLength, Email: true})
-	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxName}
+	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxInviteeName}
 	req.firstName, req.setFirstName = body.String(fieldFirstName, names)
 	req.lastName, req.setLastName = body.String(fieldLastName, names)
 	req.portfolioIDs, req.setPortfolios = body.UUIDList(fieldPortfolios)

@@ -90,7 +90,7 @@ func patchMessage(field, msg string) bool {
 		return field == fieldEmail || field == fieldFirstName || field == fieldLastName
 	case domain.MsgEmail, domain.MsgMaxLength(domain.MaxEmailLength):
 		return field == fieldEmail
-	case domain.MsgMaxLength(maxName):
+	case domain.MsgMaxLength(domain.MaxInviteeName):
 		return field == fieldFirstName || field == fieldLastName
 	case domain.MsgUUID:
 		return field == fieldOrg || field == fieldPortfolios
@@ -103,7 +103,7 @@ func patchMessage(field, msg string) bool {
 
 func checkPatchLimits(t *testing.T, body string, req *patchRequest) {
 	t.Helper()
-	name := func(p *string) bool { return p == nil || utf8.RuneCountInString(*p) <= maxName }
+	name := func(p *string) bool { return p == nil || utf8.RuneCountInString(*p) <= domain.MaxInviteeName }
 	switch {
 	case req.status != nil && !req.status.Valid(), req.role != nil && !req.role.Valid(),
 		req.email != nil && (!domain.ValidEmail(*req.email) || utf8.RuneCountInString(*req.email) > domain.MaxEmailLength),

@@ -19,12 +19,6 @@ import (
 // UsersPath is the seed's path; the router also serves it without the trailing slash.
 const UsersPath = "/api/v1/users/"
 
-// Limits of the seed.
-const (
-	maxFirstName = 50
-	maxLastName  = 100
-)
-
 type handler struct {
 	users domain.UserStore
 	auth  *httpapi.Authenticator
@@ -84,8 +78,8 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true})
 	plain, plainOK := body.String("password", httpapi.Text{Required: true, NoTrim: true})
 	confirm, confirmOK := body.String("confirm_password", httpapi.Text{Required: true, NoTrim: true})
-	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxFirstName})
-	last, _ := body.String("last_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: maxLastName})
+	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserFirstName})
+	last, _ := body.String("last_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserLastName})
 	if !body.Has("first_name") && !body.Has("last_name") {
 		first, last = splitFullName(body)
 	}
@@ -127,11 +121,11 @@ func splitFullName(body *httpapi.Body) (first, last *string) {
 	if i := strings.IndexFunc(f, unicode.IsSpace); i >= 0 {
 		f, l = f[:i], strings.TrimLeftFunc(f[i:], unicode.IsSpace)
 	}
-	if utf8.RuneCountInString(f) > maxFirstName {
-		body.Fail("full_name", domain.MsgMaxLength(maxFirstName))
+	if utf8.RuneCountInString(f) > domain.MaxUserFirstName {
+		body.Fail("full_name", domain.MsgMaxLength(domain.MaxUserFirstName))
 	}
-	if utf8.RuneCountInString(l) > maxLastName {
-		body.Fail("full_name", domain.MsgMaxLength(maxLastName))
+	if utf8.RuneCountInString(l) > domain.MaxUserLastName {
+		body.Fail("full_name", domain.MsgMaxLength(domain.MaxUserLastName))
 	}
 	return &f, &l
 }

@@ -26,9 +26,9 @@ var createMessages = map[string][]string{
 		"The password is too similar to the first name.", "The password is too similar to the last name."},
 	"confirm_password": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString,
 		"Null characters are not allowed.", "Passwords do not match."},
-	"first_name": {domain.MsgNotString, domain.MsgMaxLength(maxFirstName), "Null characters are not allowed."},
-	"last_name":  {domain.MsgNotString, domain.MsgMaxLength(maxLastName), "Null characters are not allowed."},
-	"full_name": {domain.MsgNull, domain.MsgNotString, domain.MsgMaxLength(maxFirstName), domain.MsgMaxLength(maxLastName),
+	"first_name": {domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserFirstName), "Null characters are not allowed."},
+	"last_name":  {domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserLastName), "Null characters are not allowed."},
+	"full_name": {domain.MsgNull, domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserFirstName), domain.MsgMaxLength(domain.MaxUserLastName),
 		"Null characters are not allowed."},
 }
 
@@ -68,8 +68,8 @@ func FuzzUserCreate(f *testing.F) {
 		}
 		email := u.Email
 		if !domain.ValidEmail(email) || domain.NormalizeEmail(email) != email || utf8.RuneCountInString(email) > domain.MaxEmailLength ||
-			plain == "" || utf8.RuneCountInString(domain.Deref(u.FirstName)) > maxFirstName ||
-			utf8.RuneCountInString(domain.Deref(u.LastName)) > maxLastName || u.ID != "" || u.PasswordHash != "" || u.IsActive {
+			plain == "" || utf8.RuneCountInString(domain.Deref(u.FirstName)) > domain.MaxUserFirstName ||
+			utf8.RuneCountInString(domain.Deref(u.LastName)) > domain.MaxUserLastName || u.ID != "" || u.PasswordHash != "" || u.IsActive {
 			t.Fatalf("%.200q accepted as %+v", body, u)
 		}
 		echo, err := json.Marshal(map[string]any{"email": u.Email, "password": plain, "confirm_password": plain,
