@@ -286,7 +286,8 @@ func TestListInvitations(t *testing.T) {
 
 // TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
 // trips: the list 3 for a member (session; the organizations' invitations, whole from GSI3; the page's
-// references) and 4 when invitations to the caller's address come from the keys-only index; create 3
+// references), 2 once the process has seen the caller's session (the scope is read with the session),
+// and one more when invitations to the caller's address come from the keys-only index; create 3
 // (session with what it checks and, in parallel, the address's invitations; the transaction;
 // email_sent) and 4 when the address has an account or invitations (their membership and items are
 // read in between); delete 2.
@@ -301,9 +302,11 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 		status, budget           int
 	}{
 		{"list as a member", "GET", listPath, "", w.member, 200, 3},
+		// The session said the member's scope: the next list reads it with the session.
+		{"list as a member, again", "GET", listPath + "?page_size=5", "", w.member, 200, 2},
 		{"list as the invitee", "GET", listPath, "", w.invitee, 200, 4},
 		{"list as staff", "GET", listPath + "?organization=" + w.acme.ID, "", w.staff, 200, 3},
-		{"list of nothing", "GET", listPath + "?organization=" + w.globex.ID, "", w.member, 200, 2},
+		{"list of nothing, guessed", "GET", listPath + "?organization=" + w.globex.ID, "", w.member, 200, 1},
 		{"create", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]), w.admin, 201, 3},
 		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 4},
 		{"create refused", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "c@example.com"}`, w.acme.ID), w.member, 400, 1},
@@ -321,5 +324,43 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 				t.Fatalf("%d sequential DynamoDB calls (%v), want %d", n, w.db.Calls, tc.budget)
 			}
 		})
+	}
+}
+
+// TestListGuessesNeverShowAStaleScope: a guess the session contradicts is read again. A member who
+// listed (and so was remembered) leaves the organization; the next list shows none of its invitations,
+// and a new membership shows at once.
+func TestListGuessesNeverShowAStaleScope(t *testing.T) {
+	w := newWorld(t)
+	acme := w.invitation(t, spec{email: "x@example.com"})
+	globex := w.invitation(t, spec{org: w.globex, email: "y@example.com"})
+	u := w.db.User(t, testkit.NewUser{})
+	member := uuid.NewString()
+	w.load(t, map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.acme.ID, "user_id": u.ID, "role": 0}}})
+	list := func() []string {
+		t.Helper()
+		resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath, Token: w.token(t, u)})
+		var page struct{ Results []struct{ ID string } }
+		if err := json.Unmarshal(resp.Body, &page); err != nil || resp.Status != 200 {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		ids := []string{}
+		for _, r := range page.Results {
+			ids = append(ids, r.ID)
+		}
+		return ids
+	}
+	if got := list(); fmt.Sprint(got) != fmt.Sprint([]string{acme}) {
+		t.Fatalf("as a member of Acme: %v", got)
+	}
+	// The loader moves the membership to Globex (same member id).
+	w.load(t, map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.globex.ID, "user_id": u.ID, "role": 0}}})
+	w.db.Calls.Reset()
+	w.db.Calls.SimulateLatency(testkit.BudgetLatency)
+	if got := list(); fmt.Sprint(got) != fmt.Sprint([]string{globex}) {
+		t.Fatalf("after moving to Globex: %v", got)
+	}
+	if n := w.db.Calls.Sequential(); n != 3 {
+		t.Fatalf("a wrong guess costs the list read again: %d sequential calls (%v), want 3", n, w.db.Calls)
 	}
 }

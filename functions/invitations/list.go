@@ -1,11 +1,13 @@
 package invitations
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
@@ -53,22 +55,41 @@ func readListFilters(q url.Values) (listFilters, error) {
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
 // the caller's organizations, whole, from GSI3 (with the invitee's and, for staff, everyone's from
 // keys-only indexes, whose items then take one more); the page's organizations, inviters and portfolios.
+// Where the scope can be known before the session is read (see readers), its read goes out with the
+// session: two round trips.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
+	ctx := r.Context()
+	query := r.URL.Query()
+	f, filterErr := readListFilters(query)
+	req := pagination.Read(query)
+	var guess *speculation
+	if ref, err := httpapi.Bearer(r); err == nil && filterErr == nil && req.Valid() {
+		if rd, ok := h.readers.get(ref.UserID); ok {
+			guess = h.speculate(ctx, rd.scope(f))
+			// Never outlive the request (Lambda freezes the process after the response).
+			defer guess.wait()
+		}
+	}
 	caller, err := h.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
-	query := r.URL.Query()
-	f, err := readListFilters(query)
-	if err != nil {
-		return err
+	rd := readerOf(caller)
+	h.readers.put(caller.ID, rd)
+	if filterErr != nil {
+		return filterErr
 	}
-	req := pagination.Read(query)
 	if !req.Valid() {
 		_, err := req.Resolve(0)
 		return err
 	}
-	invs, err := h.store.ListInvitations(r.Context(), scopeOf(caller, f))
+	scope := rd.scope(f)
+	var invs []domain.Invitation
+	if guess != nil && guess.scope.Equal(scope) {
+		invs, err = guess.wait()
+	} else {
+		invs, err = h.store.ListInvitations(ctx, scope)
+	}
 	if err != nil {
 		return err
 	}
@@ -82,7 +103,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	shown = shown[page.Offset() : page.Offset()+page.Len()]
 	var results []invitationResponse
 	if len(shown) > 0 {
-		refs, err := h.store.InvitationPageRefs(r.Context(), shown)
+		refs, err := h.store.InvitationPageRefs(ctx, shown)
 		if err != nil {
 			return err
 		}
@@ -98,22 +119,84 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// scopeOf is where the caller's readable invitations are: staff read all (or one organization's, when
+// speculation is a list read sent before the session said what the caller may read.
+type speculation struct {
+	scope domain.InvitationScope
+	done  chan struct{}
+	invs  []domain.Invitation
+	err   error
+}
+
+func (h *handler) speculate(ctx context.Context, scope domain.InvitationScope) *speculation {
+	s := &speculation{scope: scope, done: make(chan struct{})}
+	go func() {
+		defer close(s.done)
+		s.invs, s.err = h.store.ListInvitations(ctx, scope)
+	}()
+	return s
+}
+
+func (s *speculation) wait() ([]domain.Invitation, error) { <-s.done; return s.invs, s.err }
+
+// reader is what decides a caller's list scope, as the session says it.
+type reader struct {
+	privileged bool
+	orgIDs     []string // sorted
+	email      string
+}
+
+func readerOf(u domain.User) reader {
+	rd := reader{privileged: u.Privileged(), email: u.Email}
+	for _, m := range u.Memberships {
+		rd.orgIDs = append(rd.orgIDs, m.OrganizationID)
+	}
+	slices.Sort(rd.orgIDs)
+	return rd
+}
+
+// scope is where the reader's readable invitations are: staff read all (or one organization's, when
 // the filter names it); others those of their organizations and those to their own address.
-func scopeOf(caller domain.User, f listFilters) domain.InvitationScope {
-	if caller.Privileged() {
+func (rd reader) scope(f listFilters) domain.InvitationScope {
+	if rd.privileged {
 		if f.organization != "" {
 			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
 		}
 		return domain.InvitationScope{All: true}
 	}
-	scope := domain.InvitationScope{Email: caller.Email}
-	for _, m := range caller.Memberships {
-		if f.organization == "" || f.organization == m.OrganizationID {
-			scope.OrganizationIDs = append(scope.OrganizationIDs, m.OrganizationID)
+	scope := domain.InvitationScope{Email: rd.email}
+	for _, org := range rd.orgIDs {
+		if f.organization == "" || f.organization == org {
+			scope.OrganizationIDs = append(scope.OrganizationIDs, org)
 		}
 	}
 	return scope
+}
+
+// readers remembers, per user, the reader the last session said (bounded: a full cache starts over), so
+// that the next list of a user this process served sends its index reads with the session. A guess that
+// the session contradicts (a membership came or went) is read again: one round trip more, never a wrong
+// page. Only users whose token once authenticated here are guessed for.
+type readers struct {
+	mu   sync.Mutex
+	byID map[string]reader
+}
+
+const maxRemembered = 4096
+
+func (c *readers) get(userID string) (reader, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	rd, ok := c.byID[userID]
+	return rd, ok
+}
+
+func (c *readers) put(userID string, rd reader) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.byID == nil || len(c.byID) >= maxRemembered {
+		c.byID = map[string]reader{}
+	}
+	c.byID[userID] = rd
 }
 
 // keeps applies the filters: the organization, the status as read now (a pending invitation past its

@@ -1,6 +1,9 @@
 package domain
 
-import "context"
+import (
+	"context"
+	"slices"
+)
 
 // InvitationStore is what the invitations function needs from storage. Its reads are shaped so that a
 // GET costs two sequential calls (the session with the invitation, everything it refers to) and a
@@ -50,6 +53,11 @@ type InvitationScope struct {
 	All             bool
 	OrganizationIDs []string
 	Email           string
+}
+
+// Equal reports whether s and o name the same invitations (organizations in the same order).
+func (s InvitationScope) Equal(o InvitationScope) bool {
+	return s.All == o.All && s.Email == o.Email && slices.Equal(s.OrganizationIDs, o.OrganizationIDs)
 }
 
 // InvitationDraft is what a create names before anything is read.
