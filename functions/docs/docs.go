@@ -9,7 +9,6 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"log/slog"
@@ -139,13 +138,7 @@ func yamlToJSON(doc []byte) ([]byte, error) {
 	if err := yaml.Unmarshal(doc, &v); err != nil {
 		return nil, err
 	}
-	var buf bytes.Buffer
-	enc := json.NewEncoder(&buf)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
+	return httpapi.MarshalJSON(v)
 }
 
 // schema answers the document: YAML, or JSON with ?format=json. Another format is DRF's 404, as when

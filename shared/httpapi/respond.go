@@ -20,7 +20,7 @@ import (
 // WriteJSON writes v as the JSON body with status. Every response goes through here or WriteError, so
 // every response is application/json.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
-	body, err := marshalRaw(v)
+	body, err := MarshalJSON(v)
 	if err != nil {
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}
@@ -35,9 +35,9 @@ func WriteNoContent(w http.ResponseWriter) {
 	w.WriteHeader(http.StatusNoContent)
 }
 
-// marshalRaw is json.Marshal without HTML escaping: like DRF, "&" and "<" are written as they are
+// MarshalJSON is json.Marshal without HTML escaping: like DRF, "&" and "<" are written as they are
 // (pagination links carry query strings).
-func marshalRaw(v any) ([]byte, error) {
+func MarshalJSON(v any) ([]byte, error) {
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
@@ -131,11 +131,11 @@ func (f orderedFields) MarshalJSON() ([]byte, error) {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		name, err := marshalRaw(k)
+		name, err := MarshalJSON(k)
 		if err != nil {
 			return nil, err
 		}
-		msgs, err := marshalRaw(f[k])
+		msgs, err := MarshalJSON(f[k])
 		if err != nil {
 			return nil, err
 		}
