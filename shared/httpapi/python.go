@@ -61,6 +61,9 @@ func pythonStr(raw json.RawMessage) string {
 	if pythonType(raw) == "float" {
 		return pythonFloat(string(raw))
 	}
+	if string(raw) == "-0" {
+		return "0" // an int has no negative zero: str(json.loads("-0")) is "0"
+	}
 	return string(raw)
 }
 

@@ -29,7 +29,7 @@ func TestPythonInt(t *testing.T) {
 func TestPythonStr(t *testing.T) {
 	for raw, want := range map[string]string{
 		`"ada"`: "ada", `1`: "1", `1.50`: "1.5", `1e2`: "100.0", `1e16`: "1e+16", `0.0001`: "0.0001",
-		`0.00001`: "1e-05", `1e400`: "inf", `true`: "True",
+		`0.00001`: "1e-05", `1e400`: "inf", `true`: "True", `-0`: "0", `-0.0`: "-0.0", `[-0]`: "[0]",
 		`{"a": [1, true, null, 2.0], "it's": "x"}`: `{'a': [1, True, None, 2.0], "it's": 'x'}`,
 	} {
 		if got := pythonStr(json.RawMessage(raw)); got != want {
