@@ -55,8 +55,8 @@ func readListFilters(q url.Values) (listFilters, error) {
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
 // the caller's organizations, whole, from GSI3 (with the invitee's and, for staff, everyone's from
 // keys-only indexes, whose items then take one more); the page's organizations, inviters and portfolios.
-// Where the scope can be known before the session is read (see readers), its read goes out with the
-// session: two round trips.
+// Where the scope can be known before the session is read (a list of one organization, or a caller this
+// process has seen: see readers), its read goes out with the session: two round trips.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
@@ -66,6 +66,11 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if ref, err := httpapi.Bearer(r); err == nil && filterErr == nil && req.Valid() {
 		if rd, ok := h.readers.get(ref.UserID); ok {
 			guess = h.speculate(ctx, rd.scope(f))
+		} else if f.organization != "" {
+			// A list of one organization is, for its members and staff, all of it.
+			guess = h.speculate(ctx, domain.InvitationScope{OrganizationIDs: []string{f.organization}})
+		}
+		if guess != nil {
 			// Never outlive the request (Lambda freezes the process after the response).
 			defer guess.wait()
 		}
@@ -163,13 +168,14 @@ func (rd reader) scope(f listFilters) domain.InvitationScope {
 		}
 		return domain.InvitationScope{All: true}
 	}
-	scope := domain.InvitationScope{Email: rd.email}
-	for _, org := range rd.orgIDs {
-		if f.organization == "" || f.organization == org {
-			scope.OrganizationIDs = append(scope.OrganizationIDs, org)
+	if f.organization != "" {
+		if slices.Contains(rd.orgIDs, f.organization) {
+			// A member reads all of it, the invitations to their own address included.
+			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
 		}
+		return domain.InvitationScope{Email: rd.email}
 	}
-	return scope
+	return domain.InvitationScope{Email: rd.email, OrganizationIDs: rd.orgIDs}
 }
 
 // readers remembers, per user, the reader the last session said (bounded: a full cache starts over), so
