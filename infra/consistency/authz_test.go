@@ -211,7 +211,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		objB, commentB.ID, commentB.Text, *commentB.Tag, people["outsider"].ID, people["outsider"].Email}
 
 	handlers := map[string]http.Handler{}
-	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir()}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL}
 	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}

@@ -22,6 +22,7 @@ import (
 // cfnTemplate is a CloudFormation template as encoding/json decodes it: intrinsic functions are
 // one-key objects ({"Ref": "X"}, {"Fn::Sub": ...}), compared with want() below.
 type cfnTemplate struct {
+	Parameters map[string]any         `json:"Parameters"`
 	Conditions map[string]any         `json:"Conditions"`
 	Resources  map[string]cfnResource `json:"Resources"`
 }
@@ -263,6 +264,48 @@ func TestSAMTranslation(t *testing.T) {
 			env, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
 			if !reflect.DeepEqual(env["CORS_ALLOWED_ORIGINS"], ref("CorsAllowedOrigins")) {
 				t.Errorf("%s: CORS_ALLOWED_ORIGINS %v, want the CorsAllowedOrigins parameter", id, env["CORS_ALLOWED_ORIGINS"])
+			}
+		}
+	})
+
+	t.Run("the invitation e-mail: SenderEmail, its variables and SES statement on InvitationsFunction only", func(t *testing.T) {
+		if got := cfn.Conditions["HasSender"]; !reflect.DeepEqual(got, want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "SenderEmail"}, ""]}]}`)) {
+			t.Errorf("condition HasSender %v, want SenderEmail not empty", got)
+		}
+		if p, _ := cfn.Parameters["SenderEmail"].(map[string]any); p["Type"] != "String" || p["Default"] != "" {
+			t.Errorf("parameter SenderEmail %v, want a String defaulting to empty", p)
+		}
+		// SAM keeps the !If around the policy, so a stack without SenderEmail grants no SES action.
+		sesPolicy := want(t, `{"Fn::If": ["HasSender", {
+			"PolicyDocument": {"Version": "2012-10-17", "Statement": [{
+				"Effect": "Allow", "Action": ["ses:SendEmail"],
+				"Resource": {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"},
+				"Condition": {"StringEquals": {"ses:FromAddress": {"Ref": "SenderEmail"}}}}]},
+			"PolicyName": "InvitationsFunctionRolePolicy1"}, {"Ref": "AWS::NoValue"}]}`)
+		for id, fn := range cfn.ofType("AWS::Lambda::Function") {
+			env, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+			role, _ := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
+			var policies []any
+			if len(role) == 2 {
+				policies, _ = cfn.Resources[fmt.Sprint(role[0])].Properties["Policies"].([]any)
+			}
+			var ses []any
+			for _, p := range policies {
+				if raw, _ := json.Marshal(p); strings.Contains(string(raw), "ses:") {
+					ses = append(ses, p)
+				}
+			}
+			if id == "InvitationsFunction" {
+				if !reflect.DeepEqual(env["SENDER_EMAIL"], ref("SenderEmail")) || !reflect.DeepEqual(env["INVITATION_URL"], ref("InvitationUrl")) {
+					t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v; want the parameters", id, env["SENDER_EMAIL"], env["INVITATION_URL"])
+				}
+				if len(ses) != 1 || !reflect.DeepEqual(ses[0], sesPolicy) {
+					t.Errorf("%s: SES policies %v, want %v", id, ses, sesPolicy)
+				}
+				continue
+			}
+			if env["SENDER_EMAIL"] != nil || env["INVITATION_URL"] != nil || len(ses) != 0 {
+				t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v, SES policies %v; only InvitationsFunction sends e-mail", id, env["SENDER_EMAIL"], env["INVITATION_URL"], ses)
 			}
 		}
 	})

@@ -36,7 +36,7 @@ func TestDocsPageInABrowser(t *testing.T) {
 	}
 	db := testkit.NewDB(t)
 	env := service.Env{
-		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir()},
+		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL},
 		Log:    testkit.Log(t), Client: db.Client, Store: db.Store, Now: time.Now,
 	}
 	gw, routes, err := api(env, "Prod")

@@ -62,7 +62,29 @@ func FromEnv() (Config, error) {
 	if c.CORSAllowedOrigins, err = origins("CORS_ALLOWED_ORIGINS"); err != nil {
 		return Config{}, err
 	}
+	if err := invitationLink(c.InvitationURL); err != nil {
+		return Config{}, fmt.Errorf("config: INVITATION_URL=%q %w", c.InvitationURL, err)
+	}
 	return c, nil
+}
+
+// invitationLink refuses a link the invitee could not use: an http(s) address with a host, and {token}
+// after the host (in the path, query or fragment), since without it every e-mail would carry the same
+// link and no invitation. template.yaml's InvitationUrl pattern states the same rule, so CloudFormation
+// refuses what would stop the function here (TestInvitationMailTemplate).
+func invitationLink(link string) error {
+	rest, ok := strings.CutPrefix(link, "https://")
+	if !ok {
+		rest, ok = strings.CutPrefix(link, "http://")
+	}
+	end := strings.IndexAny(rest, "/?#")
+	switch {
+	case !ok || end <= 0 || strings.ContainsAny(rest[:end], "{}") || strings.ContainsAny(link, " \t\n\v\f\r"):
+		return fmt.Errorf("is not an http(s) address with a host, such as %s", DefaultInvitationURL)
+	case !strings.Contains(rest[end:], "{token}"):
+		return fmt.Errorf("has no {token} after the host for the invitation's token")
+	}
+	return nil
 }
 
 func getenv(name, def string) string {

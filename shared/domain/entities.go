@@ -17,6 +17,20 @@ const (
 // Valid reports whether r is one of the seed's roles.
 func (r Role) Valid() bool { return r >= RoleMember && r <= RoleAdministrator }
 
+// Name is the role in words, as the invitation e-mail says it (the API itself speaks numbers); "" for
+// a value that is no role.
+func (r Role) Name() string {
+	switch r {
+	case RoleMember:
+		return "member"
+	case RoleCollaborator:
+		return "collaborator"
+	case RoleAdministrator:
+		return "administrator"
+	}
+	return ""
+}
+
 // User is an account. PasswordHash is in Django's format and never leaves the service.
 // Memberships are kept on the user record so that authentication reads the caller's organizations in the
 // same call that checks the token.

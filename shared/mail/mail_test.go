@@ -14,6 +14,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,16 +45,43 @@ https://app.example.com/invitations/accept?token=6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9
 
 Your invitation token is 6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10. The invitation is valid until 30 November 2026, 09:05 UTC.
 `
-	if m.To != "zoë@example.com" || m.Subject != "Grace Hopper invites you to Acme Analytics" || m.Text != want {
-		t.Fatalf("to %q subject %q text\n%s", m.To, m.Subject, m.Text)
+	if m.To != "zoë@example.com" || m.ToName != "Zoë Ångström" || m.Subject != "Grace Hopper invites you to Acme Analytics" || m.Text != want {
+		t.Fatalf("to %q %q subject %q text\n%s", m.ToName, m.To, m.Subject, m.Text)
 	}
 	anon := invitation()
 	anon.FirstName, anon.LastName, anon.InviterName, anon.Role = nil, nil, "", domain.RoleMember
 	m = Compose(anon, link)
 	if !strings.HasPrefix(m.Text, "Hello,\n\ngrace@example.com invites you to join Acme Analytics on the Reporting Platform as a member.") ||
-		m.Subject != "grace@example.com invites you to Acme Analytics" {
-		t.Fatalf("subject %q text\n%s", m.Subject, m.Text)
+		m.Subject != "grace@example.com invites you to Acme Analytics" || m.ToName != "" {
+		t.Fatalf("to %q subject %q text\n%s", m.ToName, m.Subject, m.Text)
 	}
+	anon.Role = domain.RoleCollaborator
+	if m = Compose(anon, link); !strings.Contains(m.Text, " as a collaborator.") {
+		t.Fatalf("collaborator: %s", m.Text)
+	}
+	// The link takes the token query-escaped wherever {token} stands.
+	if m = Compose(anon, "http://localhost:5173/accept/{token}#x"); !strings.Contains(m.Text, "\nhttp://localhost:5173/accept/6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10#x\n") {
+		t.Fatalf("link: %s", m.Text)
+	}
+}
+
+// readEML parses one outbox file back as a mail program would: its headers (RFC 2047 words decoded)
+// and its body (quoted-printable decoded).
+func readEML(t *testing.T, path string) (*mail.Message, string) {
+	t.Helper()
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	msg, err := mail.ReadMessage(bytes.NewReader(raw))
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", path, err, raw)
+	}
+	body, err := io.ReadAll(quotedprintable.NewReader(msg.Body))
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return msg, string(body)
 }
 
 func TestOutboxWritesAParseableMessage(t *testing.T) {
@@ -61,7 +89,9 @@ func TestOutboxWritesAParseableMessage(t *testing.T) {
 	var logs bytes.Buffer
 	o := &Outbox{Dir: dir, From: "invitations@example.com", Link: link,
 		Log: slog.New(slog.NewJSONHandler(&logs, nil)), Now: func() time.Time { return when }}
-	if err := o.SendInvitation(context.Background(), invitation()); err != nil {
+	inv := invitation()
+	inv.OrganizationName = "Société Générale"
+	if err := o.SendInvitation(context.Background(), inv); err != nil {
 		t.Fatal(err)
 	}
 	entries, err := os.ReadDir(dir)
@@ -69,41 +99,103 @@ func TestOutboxWritesAParseableMessage(t *testing.T) {
 		t.Fatalf("outbox holds %v (%v); want one .eml and nothing half-written", entries, err)
 	}
 	path := filepath.Join(dir, entries[0].Name())
-	raw, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	msg, err := mail.ReadMessage(bytes.NewReader(raw))
-	if err != nil {
-		t.Fatal(err)
+	msg, body := readEML(t, path)
+	// Non-ASCII names travel as RFC 2047 encoded words and come back as they were.
+	if raw := msg.Header.Get("To"); !strings.Contains(raw, "=?utf-8?q?") {
+		t.Errorf("To %q: the name is not encoded", raw)
 	}
 	to, err := mail.ParseAddress(msg.Header.Get("To"))
-	if err != nil || to.Address != "zoë@example.com" {
-		t.Fatalf("To %q: %v", msg.Header.Get("To"), err)
+	if err != nil || to.Name != "Zoë Ångström" || to.Address != "zoë@example.com" {
+		t.Fatalf("To %q: %+v %v", msg.Header.Get("To"), to, err)
 	}
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil || subject != "Grace Hopper invites you to Acme Analytics" {
+	if err != nil || subject != "Grace Hopper invites you to Société Générale" {
 		t.Fatalf("Subject %q: %v", subject, err)
 	}
 	if date, err := msg.Header.Date(); err != nil || !date.Equal(when) {
 		t.Fatalf("Date %v: %v", date, err)
 	}
 	if msg.Header.Get("From") != "<invitations@example.com>" || msg.Header.Get("Message-Id") == "" ||
-		msg.Header.Get("Content-Type") != "text/plain; charset=utf-8" {
+		msg.Header.Get("Mime-Version") != "1.0" || msg.Header.Get("Content-Type") != "text/plain; charset=utf-8" ||
+		msg.Header.Get("Content-Transfer-Encoding") != "quoted-printable" {
 		t.Fatalf("headers %v", msg.Header)
 	}
-	body, err := io.ReadAll(quotedprintable.NewReader(msg.Body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := strings.ReplaceAll(Compose(invitation(), link).Text, "\n", "\r\n")
-	if string(body) != want {
+	if want := strings.ReplaceAll(Compose(inv, link).Text, "\n", "\r\n"); body != want {
 		t.Fatalf("body\n%q\nwant\n%q", body, want)
 	}
 	// One log line names the file and the recipient; never the token (it is the invitation's secret).
 	line := logs.String()
-	if !strings.Contains(line, path) || !strings.Contains(line, "zoë@example.com") || strings.Contains(line, invitation().Token) {
+	if strings.Count(line, "\n") != 1 || !strings.Contains(line, path) || !strings.Contains(line, "zoë@example.com") || strings.Contains(line, inv.Token) {
 		t.Fatalf("log %s", line)
+	}
+}
+
+// A line break in a name or an organization (both chosen by users) is encoded, never a header of its own.
+func TestOutboxHeadersCannotBeInjected(t *testing.T) {
+	dir := t.TempDir()
+	o := &Outbox{Dir: dir, From: "invitations@example.com", Link: link, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	inv := invitation()
+	inv.OrganizationName = "Acme\r\nBcc: eve@example.com"
+	inv.FirstName = domain.Ptr("Zoë\r\nCc: eve@example.com")
+	if err := o.SendInvitation(context.Background(), inv); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("outbox holds %v", entries)
+	}
+	msg, _ := readEML(t, filepath.Join(dir, entries[0].Name()))
+	if msg.Header.Get("Bcc") != "" || msg.Header.Get("Cc") != "" || len(msg.Header) != 8 {
+		t.Fatalf("headers %v", msg.Header)
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	if err != nil || subject != "Grace Hopper invites you to Acme\r\nBcc: eve@example.com" {
+		t.Fatalf("Subject %q: %v", subject, err)
+	}
+}
+
+// Writers in parallel and a reader polling the directory: every .eml the reader finds is whole, and in
+// the end the directory holds one file per message and no temporary file.
+func TestOutboxWritesAtomically(t *testing.T) {
+	const writers = 40
+	dir := t.TempDir()
+	o := &Outbox{Dir: dir, From: "invitations@example.com", Link: link, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	want := strings.ReplaceAll(Compose(invitation(), link).Text, "\n", "\r\n")
+	done := make(chan struct{})
+	t.Cleanup(func() { <-done }) // a failure below must not leave writers running into the next test
+	go func() {
+		defer close(done)
+		var wg sync.WaitGroup
+		for range writers {
+			wg.Go(func() {
+				if err := o.SendInvitation(context.Background(), invitation()); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}()
+	checked := map[string]bool{}
+	for finished := false; !finished; {
+		select {
+		case <-done:
+			finished = true // one last look below
+		default:
+		}
+		paths, _ := filepath.Glob(filepath.Join(dir, "*.eml"))
+		for _, p := range paths {
+			if checked[p] {
+				continue
+			}
+			checked[p] = true
+			if _, body := readEML(t, p); body != want {
+				t.Fatalf("%s: a partial message:\n%q", p, body)
+			}
+		}
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(checked) != writers || len(entries) != writers {
+		t.Fatalf("%d messages read, %d files in the outbox, want %d of each", len(checked), len(entries), writers)
 	}
 }
 
@@ -120,14 +212,27 @@ func TestOutboxRefusesABadRecipientAndWritesNothing(t *testing.T) {
 	}
 }
 
-// sesStandIn answers SES v2's SendEmail as AWS does, or with status, or not at all while hang is set.
-func sesStandIn(t *testing.T, status int, hang time.Duration, got *map[string]any, path *string) string {
+// sesEndpoint stands in for the SES v2 endpoint: it answers SendEmail as AWS does, or with status,
+// or not at all for hang, and records what the SDK sent.
+type sesEndpoint struct {
+	URL      string
+	mu       sync.Mutex
+	requests []string       // method and path of each attempt
+	body     map[string]any // the last request's JSON
+}
+
+func sesStandIn(t *testing.T, status int, hang time.Duration) *sesEndpoint {
 	t.Helper()
+	e := &sesEndpoint{}
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		*path = r.Method + " " + r.URL.Path
-		if err := json.NewDecoder(r.Body).Decode(got); err != nil {
+		var body map[string]any
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			t.Errorf("request body: %v", err)
 		}
+		e.mu.Lock()
+		e.requests = append(e.requests, r.Method+" "+r.URL.Path)
+		e.body = body
+		e.mu.Unlock()
 		if hang > 0 {
 			select {
 			case <-time.After(hang):
@@ -144,13 +249,19 @@ func sesStandIn(t *testing.T, status int, hang time.Duration, got *map[string]an
 		}
 	}))
 	t.Cleanup(srv.Close)
-	return srv.URL
+	e.URL = srv.URL
+	return e
+}
+
+func (e *sesEndpoint) seen() ([]string, map[string]any) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return append([]string(nil), e.requests...), e.body
 }
 
 func TestSESSendsTheMessage(t *testing.T) {
-	var got map[string]any
-	var path string
-	client, err := NewSESClient(sesStandIn(t, 200, 0, &got, &path))
+	e := sesStandIn(t, 200, 0)
+	client, err := NewSESClient(e.URL)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,53 +278,98 @@ func TestSESSendsTheMessage(t *testing.T) {
 			"Body":    map[string]any{"Text": map[string]any{"Data": msg.Text, "Charset": "UTF-8"}},
 		}},
 	}
+	requests, got := e.seen()
 	gotJSON, _ := json.Marshal(got)
 	wantJSON, _ := json.Marshal(want)
-	if path != "POST /v2/email/outbound-emails" || !bytes.Equal(gotJSON, wantJSON) {
-		t.Fatalf("%s %s\nwant %s", path, gotJSON, wantJSON)
+	if len(requests) != 1 || requests[0] != "POST /v2/email/outbound-emails" || !bytes.Equal(gotJSON, wantJSON) {
+		t.Fatalf("%v %s\nwant POST /v2/email/outbound-emails %s", requests, gotJSON, wantJSON)
 	}
 }
 
+// An SES that fails or does not answer costs the request at most SendTimeout and gives an error (so
+// email_sent stays false): a 5xx is tried sesMaxAttempts times, a hang is cut off.
 func TestSESFailuresAreErrorsWithinTheBound(t *testing.T) {
 	for _, tc := range []struct {
-		name   string
-		status int
-		hang   time.Duration
-	}{{"500", 500, 0}, {"hung", 0, time.Minute}} {
+		name     string
+		status   int
+		hang     time.Duration
+		attempts int
+	}{{"500", 500, 0, sesMaxAttempts}, {"hung", 0, time.Minute, sesMaxAttempts}} {
 		t.Run(tc.name, func(t *testing.T) {
-			var got map[string]any
-			var path string
-			client, err := NewSESClient(sesStandIn(t, tc.status, tc.hang, &got, &path))
+			e := sesStandIn(t, tc.status, tc.hang)
+			client, err := NewSESClient(e.URL)
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := &SES{Client: client, From: "invitations@example.com", Link: link}
 			start := time.Now()
-			if err := s.SendInvitation(context.Background(), invitation()); err == nil {
+			err = s.SendInvitation(context.Background(), invitation())
+			took := time.Since(start)
+			if err == nil {
 				t.Fatal("a failed send reported success")
 			}
-			if d := time.Since(start); d > SendTimeout+500*time.Millisecond {
-				t.Fatalf("took %v, bound %v", d, SendTimeout)
+			// The bound, and a margin for a busy machine; a hang the bound did not cut would take a minute.
+			if took > SendTimeout+500*time.Millisecond {
+				t.Fatalf("took %v, bound %v", took, SendTimeout)
+			}
+			if strings.Contains(err.Error(), invitation().Token) {
+				t.Fatalf("the error, which the handler logs, carries the token: %v", err)
+			}
+			if requests, _ := e.seen(); len(requests) != tc.attempts {
+				t.Fatalf("%d attempts %v, want %d", len(requests), requests, tc.attempts)
 			}
 		})
 	}
 }
 
-func TestFromConfig(t *testing.T) {
+// TestMailerFromTheEnvironment: the process's settings choose the Mailer (config.FromEnv, then
+// FromConfig, as the invitations function's main does): the outbox when OUTBOX_DIR is set, whatever
+// else is; SES from SENDER_EMAIL; with neither, a Mailer whose every send fails, so email_sent stays false.
+func TestMailerFromTheEnvironment(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
-	m, err := FromConfig(config.Config{OutboxDir: t.TempDir(), SenderEmail: "a@example.com", InvitationURL: link}, log, time.Now)
-	if o, ok := m.(*Outbox); err != nil || !ok || o.From != "a@example.com" {
-		t.Fatalf("outbox wanted first: %T %v", m, err)
-	}
+	outbox := t.TempDir()
 	t.Setenv("AWS_REGION", "eu-west-1")
 	t.Setenv("AWS_ACCESS_KEY_ID", "AKIDEXAMPLE")
 	t.Setenv("AWS_SECRET_ACCESS_KEY", "secret")
-	m, err = FromConfig(config.Config{SenderEmail: "a@example.com", InvitationURL: link}, log, time.Now)
-	if s, ok := m.(*SES); err != nil || !ok || s.From != "a@example.com" || s.Link != link {
-		t.Fatalf("SES wanted: %T %v", m, err)
+	for _, tc := range []struct {
+		name, outbox, sender string
+		check                func(domain.Mailer) bool
+	}{
+		{"outbox wins", outbox, "invitations@example.com", func(m domain.Mailer) bool {
+			o, ok := m.(*Outbox)
+			return ok && o.Dir == outbox && o.From == "invitations@example.com" && o.Link == link
+		}},
+		{"outbox without a sender", outbox, "", func(m domain.Mailer) bool {
+			o, ok := m.(*Outbox)
+			return ok && o.From == "invitations@localhost"
+		}},
+		{"SES", "", "invitations@example.com", func(m domain.Mailer) bool {
+			s, ok := m.(*SES)
+			return ok && s.Client != nil && s.From == "invitations@example.com" && s.Link == link
+		}},
+		{"nothing", "", "", func(m domain.Mailer) bool {
+			err := m.SendInvitation(context.Background(), invitation())
+			return err != nil && strings.Contains(err.Error(), "no sender configured")
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("OUTBOX_DIR", tc.outbox)
+			t.Setenv("SENDER_EMAIL", tc.sender)
+			t.Setenv("INVITATION_URL", link)
+			cfg, err := config.FromEnv()
+			if err != nil {
+				t.Fatal(err)
+			}
+			m, err := FromConfig(cfg, log, time.Now)
+			if err != nil || !tc.check(m) {
+				t.Fatalf("%T %+v, %v", m, m, err)
+			}
+		})
 	}
-	m, err = FromConfig(config.Config{}, log, time.Now)
-	if err != nil || m.SendInvitation(context.Background(), invitation()) == nil {
-		t.Fatalf("with nothing configured nothing is sent: %T %v", m, err)
+	// In AWS the SES client needs the function role's credentials from the environment; without them
+	// the function stops at start rather than fail every send.
+	t.Setenv("AWS_ACCESS_KEY_ID", "")
+	if _, err := FromConfig(config.Config{SenderEmail: "invitations@example.com", InvitationURL: link}, log, time.Now); err == nil {
+		t.Fatal("SES without credentials")
 	}
 }

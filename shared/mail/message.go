@@ -16,30 +16,25 @@ const TokenPlaceholder = "{token}"
 
 // Message is one plain-text e-mail.
 type Message struct {
-	To      string
+	To      string // the address
+	ToName  string // the invitee's name for the To header, "" when the invitation has none
 	Subject string
 	Text    string
-}
-
-// roleNames are the seed's roles as the e-mail names them.
-var roleNames = map[domain.Role]string{
-	domain.RoleMember:        "member",
-	domain.RoleCollaborator:  "collaborator",
-	domain.RoleAdministrator: "administrator",
 }
 
 // Compose writes the invitation e-mail: who invites to which organization with which role, until when,
 // and the link that carries the token (link with TokenPlaceholder replaced, the token query-escaped).
 func Compose(m domain.InvitationMail, link string) Message {
+	name := strings.TrimSpace(domain.Deref(m.FirstName) + " " + domain.Deref(m.LastName))
 	greeting := "Hello,"
-	if name := strings.TrimSpace(domain.Deref(m.FirstName) + " " + domain.Deref(m.LastName)); name != "" {
+	if name != "" {
 		greeting = "Hello " + name + ","
 	}
 	inviter := m.InviterEmail
 	if m.InviterName != "" {
 		inviter = m.InviterName + " (" + m.InviterEmail + ")"
 	}
-	role := roleNames[m.Role]
+	role := m.Role.Name()
 	if role == "" {
 		role = fmt.Sprint("role ", int(m.Role))
 	}
@@ -55,6 +50,7 @@ Your invitation token is %s. The invitation is valid until %s.
 		strings.ReplaceAll(link, TokenPlaceholder, url.QueryEscape(m.Token)), m.Token, m.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"))
 	return Message{
 		To:      m.To,
+		ToName:  name,
 		Subject: fmt.Sprintf("%s invites you to %s", firstNonEmpty(m.InviterName, m.InviterEmail), m.OrganizationName),
 		Text:    text,
 	}

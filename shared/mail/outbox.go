@@ -64,13 +64,14 @@ func (o *Outbox) SendInvitation(_ context.Context, m domain.InvitationMail) erro
 	return nil
 }
 
-// renderEML is msg as a MIME message: headers with non-ASCII text encoded (RFC 2047), the body quoted-
-// printable UTF-8.
+// renderEML is msg as a MIME message: headers with non-ASCII text or line breaks encoded (RFC 2047), so
+// that a name or an organization can neither garble nor add a header; the body quoted-printable UTF-8.
 func renderEML(from string, msg Message, date time.Time, id string) ([]byte, error) {
 	to, err := mail.ParseAddress(msg.To)
 	if err != nil {
 		return nil, fmt.Errorf("outbox: recipient: %w", err)
 	}
+	to.Name = msg.ToName
 	sender := &mail.Address{Address: from}
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "From: %s\r\n", sender.String())

@@ -24,6 +24,9 @@ import (
 // 201 back. SES answers in tens of milliseconds.
 const SendTimeout = time.Second
 
+// Within SendTimeout: one attempt may take 600 ms (a hung connection is given up early enough that a
+// second attempt, after a 5xx, a throttle or a dropped connection, still has time); more attempts
+// would not fit.
 const (
 	sesAttemptTimeout = 600 * time.Millisecond
 	sesMaxAttempts    = 2
