@@ -176,7 +176,7 @@ func TestDjangoPBKDF2HashLogsInAndIsUpgradedToArgon2id(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(got.PasswordHash, "argon2$argon2id$v=19$m=19456,t=2,p=1$") {
+	if !strings.HasPrefix(got.PasswordHash, "argon2$argon2id$v=19$m=7168,t=5,p=1$") {
 		t.Fatalf("stored hash not upgraded: %.30s…", got.PasswordHash)
 	}
 	if resp := login(t, gw, "legacy2@example.com", "s3cret-from-django"); resp.Status != http.StatusCreated {

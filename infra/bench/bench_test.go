@@ -27,7 +27,7 @@ import (
 //     (issue 8): p50 ≤ 1.2 × hash p50. Creating a user hashes the new password before its write, so its
 //     target is the DynamoDB one plus one hash.
 //
-// They are kept apart because each Lambda function is a process of its own: the 19 MiB that every
+// They are kept apart because each Lambda function is a process of its own: the 7 MiB that every
 // argon2id hash allocates would otherwise bring garbage collections into the comment and invitation
 // requests that follow, which in AWS never share a heap with a login.
 //

@@ -38,11 +38,10 @@ type Bootstrap struct {
 	Wrapper []string
 }
 
-// Build builds the bootstraps of functions into dir, for the machine it runs on but otherwise as the
-// Makefile's build_function does for Lambda (static, -trimpath, lambda.norpc, -s -w): the harness has
-// to execute them here, and only the instruction set differs from what is deployed. extra are more
-// go build flags, to try a variant (-gcflags=all=-l).
-func Build(ctx context.Context, moduleRoot, dir string, functions []string, extra ...string) ([]Bootstrap, error) {
+// Build builds the bootstraps of functions into dir with flags (LambdaFlags: the Makefile's), for the
+// machine it runs on: the harness has to execute them here, and only the instruction set differs from
+// what is deployed.
+func Build(ctx context.Context, moduleRoot, dir string, functions, flags []string) ([]Bootstrap, error) {
 	out := make([]Bootstrap, 0, len(functions))
 	for _, fn := range functions {
 		pkg, ok := packages[fn]
@@ -50,7 +49,7 @@ func Build(ctx context.Context, moduleRoot, dir string, functions []string, extr
 			return nil, fmt.Errorf("build: unknown function %q", fn)
 		}
 		path := filepath.Join(dir, fn, "bootstrap")
-		args := append([]string{"build", "-trimpath", "-tags", "lambda.norpc", "-ldflags=-s -w"}, extra...)
+		args := append([]string{"build"}, flags...)
 		cmd := exec.CommandContext(ctx, "go", append(args, "-o", path, pkg)...)
 		cmd.Dir = moduleRoot
 		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
@@ -231,4 +230,22 @@ func (t *tail) String() string {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	return string(bytes.TrimSpace(t.buf))
+}
+
+// LambdaFlags reads the go build flags of every Lambda bootstrap from the Makefile (GOFLAGS_LAMBDA), so
+// that the harness measures what `make build` and `sam build` deploy. The Makefile keeps each flag one
+// word for this.
+func LambdaFlags(moduleRoot string) ([]string, error) {
+	b, err := os.ReadFile(filepath.Join(moduleRoot, "Makefile"))
+	if err != nil {
+		return nil, err
+	}
+	for line := range strings.Lines(string(b)) {
+		if rest, ok := strings.CutPrefix(line, "GOFLAGS_LAMBDA"); ok {
+			if v, ok := strings.CutPrefix(strings.TrimSpace(rest), ":="); ok {
+				return strings.Fields(v), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("no GOFLAGS_LAMBDA := line in the Makefile")
 }

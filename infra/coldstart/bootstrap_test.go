@@ -31,7 +31,11 @@ func TestEachBootstrapAnswersAnAPIGatewayEvent(t *testing.T) {
 	root := filepath.Dir(templatePath)
 	db := testkit.NewDB(t)
 	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
-	bins, err := Build(context.Background(), root, t.TempDir(), []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction"})
+	flags, err := LambdaFlags(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins, err := Build(context.Background(), root, t.TempDir(), []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction"}, flags)
 	if err != nil {
 		t.Fatal(err)
 	}

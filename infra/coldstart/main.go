@@ -32,7 +32,7 @@ import (
 type options struct {
 	cold, warm, memory int
 	inittrace, lookups bool
-	gcflags            string
+	flags              string
 }
 
 func main() {
@@ -42,7 +42,7 @@ func main() {
 	flag.IntVar(&o.memory, "memory", 10000, "warm comment-list invocations before reading CommentsFunction's peak RSS (0 skips)")
 	flag.BoolVar(&o.inittrace, "inittrace", false, "also run each bootstrap once with GODEBUG=inittrace=1 and show where its init goes")
 	flag.BoolVar(&o.lookups, "lookups", true, "also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
-	flag.StringVar(&o.gcflags, "gcflags", "", "go build -gcflags for every bootstrap, to compare a variant (e.g. all=-l)")
+	flag.StringVar(&o.flags, "flags", "", "go build flags for every bootstrap instead of the Makefile's GOFLAGS_LAMBDA, to compare a variant")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -69,11 +69,14 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	}
 	defer os.RemoveAll(dir)
 	fmt.Fprintln(out, "building the bootstraps for this machine …")
-	var extra []string
-	if o.gcflags != "" {
-		extra = []string{"-gcflags=" + o.gcflags}
+	flags, err := LambdaFlags(root)
+	if err != nil {
+		return err
 	}
-	bins, err := Build(ctx, root, dir, []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction", HelloWorld}, extra...)
+	if o.flags != "" {
+		flags = strings.Fields(o.flags)
+	}
+	bins, err := Build(ctx, root, dir, []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction", HelloWorld}, flags)
 	if err != nil {
 		return err
 	}
@@ -99,8 +102,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			return fmt.Errorf("scenario %d is %s's, bootstrap %d is %s", k, scenarios[k].Function, k, bins[k].Function)
 		}
 	}
-	fmt.Fprintf(out, "%d cold starts and %d warm invocations per bootstrap (%s/%s build%s, %s) …\n", o.cold, o.warm, runtime.GOOS, runtime.GOARCH,
-		strings.Join(append([]string{""}, extra...), " "), time.Now().Format(time.RFC3339))
+	fmt.Fprintf(out, "%d cold starts and %d warm invocations per bootstrap (%s/%s build, %s; %s) …\n", o.cold, o.warm, runtime.GOOS, runtime.GOARCH,
+		strings.Join(flags, " "), time.Now().Format(time.RFC3339))
 	rows, err := measure(ctx, bins, settings, scenarios, o)
 	if err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -207,10 +208,21 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 	if functions != 5 {
 		t.Errorf("%d functions in template.yaml, want 5 (auth, users, invitations, comments, docs)", functions)
 	}
-	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64") ||
-		!strings.Contains(string(makefile), "-tags lambda.norpc -ldflags='-s -w'") ||
+	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_LAMBDA)") ||
 		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {
 		t.Error("the Makefile's build_function does not build a static arm64 bootstrap into ARTIFACTS_DIR")
+	}
+	// lambda.norpc (no net/rpc: the provided.al2023 runtime speaks only the Runtime API) and -s (no
+	// symbols, which implies -w) are what issue 8's size budget is stated for.
+	flags := regexp.MustCompile(`(?m)^GOFLAGS_LAMBDA := (.*)$`).FindSubmatch(makefile)
+	if flags == nil {
+		t.Fatal("the Makefile has no GOFLAGS_LAMBDA := line")
+	}
+	words := strings.Fields(string(flags[1]))
+	for _, want := range []string{"-trimpath", "-tags=lambda.norpc", "-ldflags=-s"} {
+		if !slices.Contains(words, want) {
+			t.Errorf("GOFLAGS_LAMBDA %q lacks %s", flags[1], want)
+		}
 	}
 }
 

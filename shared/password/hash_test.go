@@ -11,7 +11,7 @@ import (
 //
 //   - cliID*, cliI, cliD: the argon2 reference implementation's CLI (Debian
 //     package argon2 0~20171227), e.g.
-//     echo -n 'correct horse' | argon2 saltsaltsalt16by -id -t 2 -k 19456 -p 1 -l 32 -e
+//     echo -n 'correct horse' | argon2 saltsaltsalt16by -id -t 5 -k 7168 -p 1 -l 32 -e
 //     prefixed with "argon2" as Django stores them.
 //   - cffi*: argon2-cffi 21.1.0 (Debian python3-argon2), the library Django
 //     calls, with a 22-character ASCII salt as Django generates:
@@ -21,7 +21,8 @@ import (
 //   - pbkdf2*: python3's hashlib.pbkdf2_hmac("sha256", password, salt,
 //     iterations) in base64, formatted as Django's pbkdf2_sha256 hasher.
 const (
-	cliIDCurrent = "argon2$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0MTZieQ$rXYf9AKjT3p2MM0CdD0LSmRFe91Rkvlw+ySyFsU6Gxc"
+	cliIDCurrent = "argon2$argon2id$v=19$m=7168,t=5,p=1$c2FsdHNhbHRzYWx0MTZieQ$BpRFE7uRSCXi0y4KWnAVkU+dMZ5qsCs2PSJgICulFCQ"
+	cliIDOWASP19 = "argon2$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0MTZieQ$rXYf9AKjT3p2MM0CdD0LSmRFe91Rkvlw+ySyFsU6Gxc"
 	cliIDStrong  = "argon2$argon2id$v=19$m=32768,t=2,p=1$c2FsdHNhbHRzYWx0MTZieQ$cNdYruDIulVcJKxxWQTEpB5qkEkRkU11ivIHwj34Jn8"
 	cliIDWeak    = "argon2$argon2id$v=19$m=8192,t=1,p=2$c2FsdHNhbHRzYWx0MTZieQ$0NJATNRHeje50EE2wm2Q/KPWSusIGBdX8qfymxIPPOU"
 	cliI         = "argon2$argon2i$v=19$m=4096,t=3,p=1$c2FsdHNhbHRzYWx0MTZieQ$WHxHCCcrGy5qwNDPnTRYwmWdmG3hu0e7wwXsEpW7la8"
@@ -36,7 +37,7 @@ const (
 // djangoArgon2id matches what Hash must produce: Django's prefix, the
 // current parameters, a 16-byte salt and a 32-byte hash in unpadded base64.
 var djangoArgon2id = regexp.MustCompile(
-	`^argon2\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$`)
+	`^argon2\$argon2id\$v=19\$m=7168,t=5,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$`)
 
 func TestHashVerifyRoundTrip(t *testing.T) {
 	const plain = "correct horse battery staple"
@@ -88,6 +89,7 @@ func TestVerifyKnownHashes(t *testing.T) {
 	}{
 		{"argon2id current params", "correct horse", cliIDCurrent, true, false},
 		{"argon2id stronger memory", "correct horse", cliIDStrong, true, false},
+		{"argon2id OWASP's 19 MiB row, written before", "correct horse", cliIDOWASP19, true, false},
 		{"argon2id weaker params", "correct horse", cliIDWeak, true, true},
 		{"argon2id wrong password", "correct horsE", cliIDCurrent, false, false},
 		{"argon2i legacy", "correct horse", cliI, true, true},
@@ -194,6 +196,9 @@ func TestWeakerThanCurrent(t *testing.T) {
 		{"argon2i", func(h *argon2Hash) { h.variant = "argon2i" }, true},
 		{"less memory", func(h *argon2Hash) { h.memory = ArgonMemoryKiB - 1 }, true},
 		{"fewer passes", func(h *argon2Hash) { h.time = ArgonTime - 1 }, true},
+		{"OWASP's 19 MiB × 2 passes row", func(h *argon2Hash) { h.memory, h.time = 19456, 2 }, false},
+		{"more memory, less work", func(h *argon2Hash) { h.memory, h.time = 8192, 4 }, true},
+		{"less memory, more work", func(h *argon2Hash) { h.memory, h.time = 4096, 10 }, true},
 		{"shorter key", func(h *argon2Hash) { h.key = h.key[:ArgonKeyLen-1] }, true},
 		{"shorter salt", func(h *argon2Hash) { h.salt = h.salt[:ArgonSaltLen-1] }, true},
 	}
