@@ -8,6 +8,7 @@ package auth
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -123,47 +124,38 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		password.VerifyDummy(*plain)
 		return h.refuse(ctx, email, ip, state, now)
 	}
-	// The user, for the response, is read while the password is checked: the read costs no time of
-	// its own, and it is done before anything is written, so that a failing read leaves the table as
-	// it was (SPEC §9).
-	var (
-		user    domain.User
-		readErr error
-		read    = make(chan struct{})
-	)
-	go func() {
-		defer close(read)
-		user, readErr = h.users.User(ctx, acct.UserID)
-	}()
-	ok, rehash, err := password.Verify(*plain, acct.PasswordHash)
-	<-read
-	if err != nil && !strings.HasPrefix(acct.PasswordHash, unusablePasswordPrefix) {
-		httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
-	}
-	if !ok || !acct.IsActive {
+	user, err := h.checkPassword(ctx, acct, *plain)
+	if errors.Is(err, errRefused) {
 		return h.refuse(ctx, email, ip, state, now)
 	}
-	if domain.ErrorCode(readErr) == domain.ENOTFOUND {
-		return errBadCredentials // the account was deleted while it logged in
-	}
-	if readErr != nil {
-		return readErr
+	if err != nil {
+		return err
 	}
 	var upgraded string
-	if rehash {
-		if upgraded, err = password.Hash(*plain); err != nil {
-			return err
-		}
+	if user.PasswordHash != acct.PasswordHash { // Verify asked for a rehash (checkPassword)
+		upgraded = user.PasswordHash
 	}
 	token, hash, err := domain.NewTokenString(acct.UserID)
 	if err != nil {
 		return err
 	}
 	user.LastLogin = &now
-	record := domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)}
-	err = h.users.RecordLogin(ctx, domain.User{ID: acct.UserID, Email: email, LastLogin: &now}, record, upgraded)
+	write := domain.LoginWrite{
+		User: user, NewPasswordHash: upgraded, FromCopy: acct.Profile != nil,
+		Token: domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)},
+	}
+	err = h.users.RecordLogin(ctx, write)
+	if errors.Is(err, domain.ErrStaleCopy) {
+		// The user changed since its claim's copy was made (it joined an organization, the loader
+		// rewrote it): answer with the user as it is, and refresh the copy with the same write.
+		if write.User, err = h.users.User(ctx, acct.UserID); err == nil {
+			write.User.LastLogin, write.FromCopy = &now, false
+			user = write.User
+			err = h.users.RecordLogin(ctx, write)
+		}
+	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return errBadCredentials
+		return errBadCredentials // the account was deleted while it logged in
 	}
 	if err != nil {
 		return err
@@ -174,6 +166,52 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, resp)
 	return nil
+}
+
+// errRefused is a password that does not match, or an inactive account: refused like an unknown email.
+var errRefused = errors.New("refused")
+
+// checkPassword checks plain against acct and returns the user to answer with: the email claim's copy,
+// or, when the claim has none, the user read while the hash is checked (the read then costs no time of
+// its own, and it is done before anything is written, so that a failing read leaves the table as it
+// was, SPEC §9). The user's PasswordHash is the one to store: acct's, or a rehash of plain when Verify
+// asks for one. errRefused when the password or the account does not pass.
+func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (domain.User, error) {
+	var (
+		user    domain.User
+		readErr error
+		read    = make(chan struct{})
+	)
+	if acct.Profile != nil {
+		user = *acct.Profile
+		close(read)
+	} else {
+		go func() {
+			defer close(read)
+			user, readErr = h.users.User(ctx, acct.UserID)
+		}()
+	}
+	ok, rehash, err := password.Verify(plain, acct.PasswordHash)
+	<-read
+	if err != nil && !strings.HasPrefix(acct.PasswordHash, unusablePasswordPrefix) {
+		httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
+	}
+	if !ok || !acct.IsActive {
+		return domain.User{}, errRefused
+	}
+	if domain.ErrorCode(readErr) == domain.ENOTFOUND {
+		return domain.User{}, errBadCredentials // the account was deleted while it logged in
+	}
+	if readErr != nil {
+		return domain.User{}, readErr
+	}
+	user.PasswordHash = acct.PasswordHash
+	if rehash {
+		if user.PasswordHash, err = password.Hash(plain); err != nil {
+			return domain.User{}, err
+		}
+	}
+	return user, nil
 }
 
 // refuse counts a failed login against the email and the address (SPEC §9), then refuses it as DRF

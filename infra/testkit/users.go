@@ -85,7 +85,7 @@ func (db *DB) Token(tb testing.TB, u domain.User, ttl time.Duration) string {
 	now := domain.Stamp(time.Now())
 	u.LastLogin = &now
 	t := domain.Token{Hash: hash, UserID: u.ID, CreatedAt: now, ExpiresAt: now.Add(ttl)}
-	if err := db.Store.RecordLogin(context.Background(), u, t, ""); err != nil {
+	if err := db.Store.RecordLogin(context.Background(), domain.LoginWrite{User: u, Token: t}); err != nil {
 		tb.Fatalf("store token: %v", err)
 	}
 	return token

@@ -33,6 +33,9 @@ const (
 var (
 	// ErrEmailTaken: another user has the email (case-insensitively).
 	ErrEmailTaken = errors.New("email taken")
+	// ErrStaleCopy: the user changed since its email claim's copy was made (RecordLogin with FromCopy);
+	// login reads the user and writes again.
+	ErrStaleCopy = errors.New("the email claim's copy of the user is stale")
 	// ErrObjectOwnedElsewhere: the commented object belongs to another organization.
 	ErrObjectOwnedElsewhere = errors.New("object owned by another organization")
 )

@@ -26,12 +26,15 @@ type FailureWindow struct {
 // Open reports whether the window still runs at now.
 func (w FailureWindow) Open(now time.Time) bool { return now.Before(w.Ends) }
 
-// Credentials are what login checks a password against: a copy kept on the email's claim, so that
-// login finds them with its first read.
+// Credentials are what login checks a password against, and the user it answers with: a copy kept on
+// the email's claim, so that login finds them with its first read.
 type Credentials struct {
 	UserID       string
 	PasswordHash string
 	IsActive     bool
+	// Profile is the user as the claim last copied it (PasswordHash and LastLogin left out), nil when the
+	// claim holds no copy. A copy may be stale: RecordLogin with FromCopy says so.
+	Profile *User
 }
 
 // LoginState is everything login decides on, read in one round trip.
@@ -66,10 +69,10 @@ type LoginStore interface {
 	// counted), each in its open window or in a new one of LoginWindow from now. seen is the state
 	// LoginState read: with it the right write is tried first, so that the count is one round trip.
 	RecordLoginFailure(ctx context.Context, email, sourceIP string, seen LoginState, now time.Time) error
-	// RecordLogin stores a new token and u's last_login, and the password hash when it is not empty (a
-	// hash upgraded at login), in one atomic write. u needs ID, Email and LastLogin. Returns ENOTFOUND
-	// when the user no longer exists.
-	RecordLogin(ctx context.Context, u User, t Token, newPasswordHash string) error
+	// RecordLogin stores a new token and the user's last_login, and the password hash when it is not
+	// empty (a hash upgraded at login), in one atomic write. Returns ENOTFOUND when the user no longer
+	// exists, and ErrStaleCopy when w.FromCopy and the user changed since its claim's copy was made.
+	RecordLogin(ctx context.Context, w LoginWrite) error
 	// User reads one user. Returns ENOTFOUND when it does not exist.
 	User(ctx context.Context, id string) (User, error)
 	// Session reads a token and its user in one call (logout authenticates).
@@ -77,4 +80,16 @@ type LoginStore interface {
 	// RevokeToken deletes the token of ref, so that it no longer authenticates. Revoking a token that is
 	// gone is no error.
 	RevokeToken(ctx context.Context, ref TokenRef) error
+}
+
+// LoginWrite is what a successful login stores.
+type LoginWrite struct {
+	// User needs ID, Email, LastLogin and ProfileVersion. Unless FromCopy, it is the whole user as just
+	// read, and the email claim's copy is refreshed from it.
+	User            User
+	Token           Token
+	NewPasswordHash string
+	// FromCopy: User is the email claim's copy, and the write holds only while the user's
+	// ProfileVersion is still the copy's.
+	FromCopy bool
 }

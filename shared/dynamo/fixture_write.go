@@ -35,6 +35,7 @@ func (s *Store) PutFixtureUser(ctx context.Context, u domain.User, previousEmail
 		return fail("encode user", err)
 	}
 	update.Key = userKey(u.ID).av()
+	bumpVersion(update)
 	if previousEmail == "" {
 		update.ConditionExpression = aws.String("attribute_not_exists(PK)")
 	} else {
@@ -139,13 +140,15 @@ func fixtureMembershipUpdate(m domain.Member, orgName string) (*types.Update, er
 	if err != nil {
 		return nil, fail("encode membership", err)
 	}
-	return &types.Update{
+	u := &types.Update{
 		Key:                       userKey(m.UserID).av(),
 		UpdateExpression:          aws.String("SET memberships.#org = :membership"),
 		ConditionExpression:       aws.String("attribute_exists(PK)"),
 		ExpressionAttributeNames:  map[string]string{"#org": m.OrganizationID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":membership": entry},
-	}, nil
+	}
+	bumpVersion(u)
+	return u, nil
 }
 
 // PutFixtureMember creates or replaces member m (whose organization is named orgName) and its entry in
@@ -181,12 +184,14 @@ func (s *Store) PutFixtureMember(ctx context.Context, m domain.Member, orgName s
 			*profile.UpdateExpression += " REMOVE memberships.#old"
 			profile.ExpressionAttributeNames["#old"] = previous.OrganizationID
 		} else {
-			items = append(items, types.TransactWriteItem{Update: &types.Update{
+			left := &types.Update{
 				Key:                      userKey(previous.UserID).av(),
 				UpdateExpression:         aws.String("REMOVE memberships.#old"),
 				ConditionExpression:      aws.String("attribute_exists(PK)"),
 				ExpressionAttributeNames: map[string]string{"#old": previous.OrganizationID},
-			}})
+			}
+			bumpVersion(left)
+			items = append(items, types.TransactWriteItem{Update: left})
 		}
 	}
 	err = s.transact(ctx, "write member "+m.ID, items)

@@ -57,6 +57,13 @@ func (s *Store) LoginState(ctx context.Context, email, sourceIP string) (domain.
 			return state, fail("decode email claim", err)
 		}
 		state.Account = &domain.Credentials{UserID: claim.UserID, PasswordHash: claim.PasswordHash, IsActive: claim.IsActive}
+		if claim.Profile != nil && claim.Profile.ID == claim.UserID {
+			u, err := claim.Profile.domain()
+			if err != nil {
+				return state, err
+			}
+			state.Account.Profile = &u
+		}
 		if claim.PasswordHash == "" {
 			// A claim written before claims carried the credentials: read them from the user (one
 			// more round trip, until the user's next write copies them over).

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -14,21 +15,47 @@ import (
 // userItem is a user as stored: USER#<id> / PROFILE. Memberships (organization id → membership) are
 // copied onto it so that authentication reads the caller's organizations with the token, in one call.
 type userItem struct {
-	PK           string                    `dynamodbav:"PK"`
-	SK           string                    `dynamodbav:"SK"`
-	ID           string                    `dynamodbav:"id"`
-	Email        string                    `dynamodbav:"email"`
-	PasswordHash string                    `dynamodbav:"password_hash"`
-	FirstName    *string                   `dynamodbav:"first_name"`
-	LastName     *string                   `dynamodbav:"last_name"`
-	IsStaff      bool                      `dynamodbav:"is_staff"`
-	IsSuperuser  bool                      `dynamodbav:"is_superuser"`
-	IsActive     bool                      `dynamodbav:"is_active"`
-	LastLogin    *string                   `dynamodbav:"last_login"`
-	DateJoined   string                    `dynamodbav:"date_joined"`
-	CreatedAt    string                    `dynamodbav:"created_at"`
-	UpdatedAt    string                    `dynamodbav:"updated_at"`
-	Memberships  map[string]membershipAttr `dynamodbav:"memberships"`
+	PK           string  `dynamodbav:"PK"`
+	SK           string  `dynamodbav:"SK"`
+	PasswordHash string  `dynamodbav:"password_hash"`
+	LastLogin    *string `dynamodbav:"last_login"`
+	profileAttrs
+}
+
+// profileAttrs are what a login shows of a user, stored on the user and copied onto its email claim
+// (emailItem.Profile). Version counts their changes: every write of a user's profile but login's own
+// adds one (bumpVersion), so that a copy whose version is the user's is current.
+type profileAttrs struct {
+	ID          string                    `dynamodbav:"id"`
+	Email       string                    `dynamodbav:"email"`
+	FirstName   *string                   `dynamodbav:"first_name"`
+	LastName    *string                   `dynamodbav:"last_name"`
+	IsStaff     bool                      `dynamodbav:"is_staff"`
+	IsSuperuser bool                      `dynamodbav:"is_superuser"`
+	IsActive    bool                      `dynamodbav:"is_active"`
+	DateJoined  string                    `dynamodbav:"date_joined"`
+	CreatedAt   string                    `dynamodbav:"created_at"`
+	UpdatedAt   string                    `dynamodbav:"updated_at"`
+	Memberships map[string]membershipAttr `dynamodbav:"memberships"`
+	Version     int64                     `dynamodbav:"version"`
+}
+
+// attrVersion is the user's profile version (profileAttrs.Version); "version" is a DynamoDB reserved
+// word, so expressions name it through #profile_version.
+const attrVersion = "version"
+
+// bumpVersion adds one to the profile version of the user item update u writes. Every write of a
+// user's profile but login's goes through it; TestLoginCopySeesEveryProfileWrite holds them to it.
+func bumpVersion(u *types.Update) {
+	*u.UpdateExpression += " ADD #profile_version :profile_version_one"
+	if u.ExpressionAttributeNames == nil {
+		u.ExpressionAttributeNames = map[string]string{}
+	}
+	if u.ExpressionAttributeValues == nil {
+		u.ExpressionAttributeValues = map[string]types.AttributeValue{}
+	}
+	u.ExpressionAttributeNames["#profile_version"] = attrVersion
+	u.ExpressionAttributeValues[":profile_version_one"] = number(1)
 }
 
 type membershipAttr struct {
@@ -39,13 +66,15 @@ type membershipAttr struct {
 
 // emailItem claims an email: EMAIL#<lower-cased email> / EMAIL → the user id. It also carries a copy
 // of the user's credentials (password hash, active flag), written in the same transaction as the user
-// whenever they change, so that login decides with the one read that finds the email.
+// whenever they change, and a copy of its profile, written by CreateUser and by a login that found it
+// missing or stale, so that login decides and answers with the one read that finds the email.
 type emailItem struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	UserID       string `dynamodbav:"user_id"`
-	PasswordHash string `dynamodbav:"password_hash"`
-	IsActive     bool   `dynamodbav:"is_active"`
+	PK           string        `dynamodbav:"PK"`
+	SK           string        `dynamodbav:"SK"`
+	UserID       string        `dynamodbav:"user_id"`
+	PasswordHash string        `dynamodbav:"password_hash"`
+	IsActive     bool          `dynamodbav:"is_active"`
+	Profile      *profileAttrs `dynamodbav:"profile,omitempty"`
 }
 
 func toEmailItem(u domain.User) emailItem {
@@ -64,20 +93,24 @@ type tokenItem struct {
 
 func toUserItem(u domain.User) userItem {
 	k := userKey(u.ID)
-	it := userItem{
-		PK: k.PK, SK: k.SK, ID: u.ID, Email: u.Email, PasswordHash: u.PasswordHash,
-		FirstName: u.FirstName, LastName: u.LastName,
-		IsStaff: u.IsStaff, IsSuperuser: u.IsSuperuser, IsActive: u.IsActive,
-		DateJoined: domain.FormatTime(u.DateJoined), CreatedAt: domain.FormatTime(u.CreatedAt),
-		UpdatedAt: domain.FormatTime(u.UpdatedAt), Memberships: map[string]membershipAttr{},
-	}
+	it := userItem{PK: k.PK, SK: k.SK, PasswordHash: u.PasswordHash, profileAttrs: toProfileAttrs(u)}
 	if u.LastLogin != nil {
 		it.LastLogin = aws.String(domain.FormatTime(*u.LastLogin))
 	}
-	for _, m := range u.Memberships {
-		it.Memberships[m.OrganizationID] = membershipAttr{MemberID: m.MemberID, OrgName: m.OrganizationName, Role: int(m.Role)}
-	}
 	return it
+}
+
+func toProfileAttrs(u domain.User) profileAttrs {
+	p := profileAttrs{
+		ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
+		IsStaff: u.IsStaff, IsSuperuser: u.IsSuperuser, IsActive: u.IsActive,
+		DateJoined: domain.FormatTime(u.DateJoined), CreatedAt: domain.FormatTime(u.CreatedAt),
+		UpdatedAt: domain.FormatTime(u.UpdatedAt), Memberships: map[string]membershipAttr{}, Version: u.ProfileVersion,
+	}
+	for _, m := range u.Memberships {
+		p.Memberships[m.OrganizationID] = membershipAttr{MemberID: m.MemberID, OrgName: m.OrganizationName, Role: int(m.Role)}
+	}
+	return p
 }
 
 func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
@@ -85,14 +118,11 @@ func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
 	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
 		return domain.User{}, fail("decode user", err)
 	}
-	u := domain.User{
-		ID: it.ID, Email: it.Email, PasswordHash: it.PasswordHash, FirstName: it.FirstName, LastName: it.LastName,
-		IsStaff: it.IsStaff, IsSuperuser: it.IsSuperuser, IsActive: it.IsActive,
-	}
-	if err := parseTimes("decode user", timeField{&u.DateJoined, it.DateJoined}, timeField{&u.CreatedAt, it.CreatedAt},
-		timeField{&u.UpdatedAt, it.UpdatedAt}); err != nil {
+	u, err := it.profileAttrs.domain()
+	if err != nil {
 		return domain.User{}, err
 	}
+	u.PasswordHash = it.PasswordHash
 	if it.LastLogin != nil {
 		t, err := domain.ParseTime(*it.LastLogin)
 		if err != nil {
@@ -100,7 +130,19 @@ func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
 		}
 		u.LastLogin = &t
 	}
-	for orgID, m := range it.Memberships {
+	return u, nil
+}
+
+func (p profileAttrs) domain() (domain.User, error) {
+	u := domain.User{
+		ID: p.ID, Email: p.Email, FirstName: p.FirstName, LastName: p.LastName,
+		IsStaff: p.IsStaff, IsSuperuser: p.IsSuperuser, IsActive: p.IsActive, ProfileVersion: p.Version,
+	}
+	if err := parseTimes("decode user", timeField{&u.DateJoined, p.DateJoined}, timeField{&u.CreatedAt, p.CreatedAt},
+		timeField{&u.UpdatedAt, p.UpdatedAt}); err != nil {
+		return domain.User{}, err
+	}
+	for orgID, m := range p.Memberships {
 		u.Memberships = append(u.Memberships, domain.Membership{
 			MemberID: m.MemberID, OrganizationID: orgID, OrganizationName: m.OrgName, Role: domain.Role(m.Role),
 		})
@@ -116,7 +158,10 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	if err != nil {
 		return fail("encode user", err)
 	}
-	claim, err := attributevalue.MarshalMap(toEmailItem(u))
+	c := toEmailItem(u)
+	profile := toProfileAttrs(u)
+	c.Profile = &profile
+	claim, err := attributevalue.MarshalMap(c)
 	if err != nil {
 		return fail("encode email claim", err)
 	}
@@ -189,8 +234,11 @@ func decodeSession(items map[key]map[string]types.AttributeValue, ref domain.Tok
 }
 
 // RecordLogin stores the new token and the user's last_login (and an upgraded password hash, on the user
-// and on its email claim) in one transaction. Returns ENOTFOUND when the user no longer exists.
-func (s *Store) RecordLogin(ctx context.Context, u domain.User, t domain.Token, newPasswordHash string) error {
+// and on its email claim) in one transaction. From the claim's copy, the user's write is conditional on
+// the copy's profile version (ErrStaleCopy when it moved on); otherwise w.User was just read, and the
+// claim's copy is refreshed from it. Returns ENOTFOUND when the user or its claim no longer exists.
+func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
+	u, t := w.User, w.Token
 	tk := tokenKey(t.Hash)
 	token, err := attributevalue.MarshalMap(tokenItem{
 		PK: tk.PK, SK: tk.SK, UserID: t.UserID, CreatedAt: domain.FormatTime(t.CreatedAt),
@@ -199,33 +247,53 @@ func (s *Store) RecordLogin(ctx context.Context, u domain.User, t domain.Token, 
 	if err != nil {
 		return fail("encode token", err)
 	}
-	set := "SET last_login = :login"
-	values := map[string]types.AttributeValue{
-		":login": &types.AttributeValueMemberS{Value: domain.FormatTime(*u.LastLogin)},
+	userID := &types.AttributeValueMemberS{Value: u.ID}
+	user := &types.Update{
+		Key: userKey(u.ID).av(), UpdateExpression: aws.String("SET last_login = :login"),
+		ConditionExpression: aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":login": &types.AttributeValueMemberS{Value: domain.FormatTime(*u.LastLogin)},
+		},
 	}
-	if newPasswordHash != "" {
-		set += ", password_hash = :hash"
-		values[":hash"] = &types.AttributeValueMemberS{Value: newPasswordHash}
+	if w.FromCopy {
+		same := "#profile_version = :copy_version"
+		if u.ProfileVersion == 0 { // a user written before versions were kept is at version 0
+			same = "(" + same + " OR attribute_not_exists(#profile_version))"
+		}
+		*user.ConditionExpression += " AND " + same
+		user.ExpressionAttributeNames = map[string]string{"#profile_version": attrVersion}
+		user.ExpressionAttributeValues[":copy_version"] = number(u.ProfileVersion)
 	}
-	items := []types.TransactWriteItem{
-		{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-		{Update: &types.Update{
-			Key: userKey(u.ID).av(), UpdateExpression: aws.String(set),
-			ConditionExpression:       aws.String("attribute_exists(PK)"),
-			ExpressionAttributeValues: values,
-		}},
+	claim := &types.Update{
+		Key: emailKey(u.Email).av(), UpdateExpression: aws.String("SET"),
+		ConditionExpression:       aws.String("user_id = :user"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":user": userID},
 	}
-	if newPasswordHash != "" {
-		items = append(items, types.TransactWriteItem{Update: &types.Update{
-			Key: emailKey(u.Email).av(), UpdateExpression: aws.String("SET password_hash = :hash"),
-			ConditionExpression: aws.String("user_id = :user"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":hash": values[":hash"], ":user": &types.AttributeValueMemberS{Value: u.ID},
-			},
-		}})
+	if w.NewPasswordHash != "" {
+		hash := &types.AttributeValueMemberS{Value: w.NewPasswordHash}
+		*user.UpdateExpression += ", password_hash = :hash"
+		user.ExpressionAttributeValues[":hash"] = hash
+		*claim.UpdateExpression += " password_hash = :hash,"
+		claim.ExpressionAttributeValues[":hash"] = hash
+	}
+	if !w.FromCopy {
+		profile, err := attributevalue.Marshal(toProfileAttrs(u))
+		if err != nil {
+			return fail("encode profile copy", err)
+		}
+		*claim.UpdateExpression += " profile = :profile,"
+		claim.ExpressionAttributeValues[":profile"] = profile
+	}
+	items := []types.TransactWriteItem{{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}}, {Update: user}}
+	if *claim.UpdateExpression != "SET" {
+		*claim.UpdateExpression = strings.TrimSuffix(*claim.UpdateExpression, ",")
+		items = append(items, types.TransactWriteItem{Update: claim})
 	}
 	err = s.transact(ctx, "record login", items)
-	if conditionFailed(err, 1) || conditionFailed(err, 2) {
+	switch {
+	case w.FromCopy && conditionFailed(err, 1):
+		return fmt.Errorf("record login of user %s: %w", u.ID, domain.ErrStaleCopy)
+	case conditionFailed(err, 1) || conditionFailed(err, 2):
 		return &domain.Error{Code: domain.ENOTFOUND, Err: err}
 	}
 	return err
