@@ -1,8 +1,9 @@
-// Package auth serves POST /api/v1/auth/login (SPEC §2) and POST /api/v1/auth/logout (SPEC §10). Login: email and password in, the user record with a
-// new Bearer token out. Failed logins are counted per email and per source address and throttled
-// (SPEC §9, domain.LoginFailuresPerEmail). A login reads the email's claim (which carries the
-// credentials) with both failure windows in one call; the user for the response is read while the
-// password hash is checked, before the one atomic write.
+// Package auth serves POST /api/v1/auth/login (SPEC §2) and POST /api/v1/auth/logout (SPEC §10).
+// Login: email and password in, the user record with a new Bearer token out. Failed logins are counted
+// per email and per source address and throttled (SPEC §9, domain.LoginFailuresPerEmail). A login reads
+// the email's claim, which carries the credentials and a copy of the user, with both failure windows in
+// one call, then makes one atomic write; a claim without a current copy costs a read of the user and
+// refreshes the copy (domain.ErrStaleCopy).
 package auth
 
 import (
