@@ -91,6 +91,10 @@ type organizationEntry struct {
 // password, not a damaged hash.
 const unusablePasswordPrefix = "!"
 
+// writeAttempts bounds how often a login's write is sent again after DynamoDB cancelled it for meeting
+// another transaction on the same items.
+const writeAttempts = 3
+
 var errBadCredentials = domain.FieldError(domain.NonFieldErrors, domain.MsgBadCredentials)
 
 func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
@@ -145,14 +149,20 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		User: user, NewPasswordHash: upgraded, FromCopy: acct.Profile != nil,
 		Token: domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)},
 	}
-	err = h.users.RecordLogin(ctx, write)
+	// DynamoDB cancels one of two transactions that meet on an item (ECONFLICT): logins of one account
+	// from parallel workers both write its user. The write holds nothing read that a retry must read
+	// again, so it is sent again as it is.
+	record := func() error {
+		return domain.RetryOnConflict(ctx, writeAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
+	}
+	err = record()
 	if errors.Is(err, domain.ErrStaleCopy) {
 		// The user changed since its claim's copy was made (it joined an organization, the loader
 		// rewrote it): answer with the user as it is, and refresh the copy with the same write.
 		if write.User, err = h.users.User(ctx, acct.UserID); err == nil {
 			write.User.LastLogin, write.FromCopy = &now, false
 			user = write.User
-			err = h.users.RecordLogin(ctx, write)
+			err = record()
 		}
 	}
 	if domain.ErrorCode(err) == domain.ENOTFOUND {

@@ -24,7 +24,7 @@ func setup(t *testing.T) (*testkit.DB, http.Handler) {
 	return db, testkit.Gateway(t, map[string]http.Handler{"AuthFunction": h})
 }
 
-func login(t *testing.T, gw http.Handler, username, password string) testkit.Response {
+func login(t testing.TB, gw http.Handler, username, password string) testkit.Response {
 	t.Helper()
 	body := testkit.MustJSON(t, map[string]string{"username": username, "password": password})
 	return testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body})

@@ -420,3 +420,54 @@ func (w *worstTimes) log(t *testing.T) {
 		t.Logf("worst answer under %-23s %-7v (%s)", n+":", w.times[n].Round(time.Millisecond), w.cases[n])
 	}
 }
+
+// TestWriteConflictsAreRetried: DynamoDB cancels a transaction that meets another one on an item
+// (TransactionCanceledException, reason TransactionConflict) and refuses a single write to an item a
+// transaction is changing (TransactionConflictException); DynamoDB Local, serialising everything, does
+// neither. Parallel logins of one account meet on its user item; a comment edit meets a reply being
+// created. An operation whose write lost such a race once or twice writes again (re-reading where its
+// write is conditional on what it read) and succeeds; one that loses every time answers SPEC §9's 503,
+// never 500, and leaves the table as it was.
+func TestWriteConflictsAreRetried(t *testing.T) {
+	demo := newDemo(t)
+	steps := demo.steps(t)
+	a := demo.api(t)
+	var worst worstTimes
+	conflicts := []struct {
+		mode   faultproxy.Mode
+		writes []string
+	}{
+		{faultproxy.TransactionConflict, []string{"TransactWriteItems"}},
+		{faultproxy.ItemConflict, []string{"UpdateItem", "PutItem", "DeleteItem"}},
+	}
+	tried := map[faultproxy.Mode]int{}
+	for _, c := range conflicts {
+		for _, op := range operations {
+			var writes []string
+			for _, w := range c.writes {
+				if slices.Contains(steps[op.name], w) {
+					writes = append(writes, w)
+				}
+			}
+			if len(writes) == 0 {
+				continue
+			}
+			tried[c.mode]++
+			t.Run(c.mode.String()+"/"+op.name, func(t *testing.T) {
+				faulted := a.proxy.Faulted()
+				a.proxy.Set(faultproxy.Fault{Mode: c.mode, Ops: writes, Times: 2})
+				a.expect(t, op, "after losing two races")
+				if n := a.proxy.Faulted() - faulted; n != 2 {
+					t.Errorf("%d writes refused, want 2: the fault did not meet the operation's write", n)
+				}
+				a.fail(t, op, faultproxy.Fault{Mode: c.mode, Ops: writes}, &worst)
+			})
+		}
+	}
+	// login and create user write with a transaction; PATCH invitation and PUT/PATCH comment with one
+	// conditional UpdateItem.
+	if tried[faultproxy.TransactionConflict] < 2 || tried[faultproxy.ItemConflict] < 3 {
+		t.Fatalf("operations tried per conflict %v, want at least 2 transactions and 3 single writes (steps %v)", tried, steps)
+	}
+	worst.log(t)
+}

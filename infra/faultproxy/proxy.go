@@ -37,11 +37,18 @@ const (
 	Drop                              // read the request, close the connection without an answer
 	Hang                              // read the request, never answer (until the fault changes or Close)
 	Slow                              // wait Fault.Delay, then forward
+	// TransactionConflict is 400 TransactionCanceledException with a TransactionConflict reason: what
+	// DynamoDB answers a transaction that met another one on an item (DynamoDB Local serialises them).
+	TransactionConflict
+	// ItemConflict is 400 TransactionConflictException: what DynamoDB answers a single write to an item
+	// that a transaction is changing.
+	ItemConflict
 )
 
 var modeNames = map[Mode]string{
 	Pass: "pass", Throttle: "throttle", ProvisionedThroughput: "provisioned-throughput",
 	InternalError: "500", Unavailable: "503", UnavailablePage: "503-html", Drop: "drop", Hang: "hang", Slow: "slow",
+	TransactionConflict: "transaction-conflict", ItemConflict: "item-conflict",
 }
 
 func (m Mode) String() string {
@@ -59,6 +66,9 @@ type Fault struct {
 	// pass. Empty means every request. Chosen by operation rather than by position, since a request
 	// makes some of its calls in parallel and their order of arrival is not fixed.
 	Ops []string
+	// Times limits the fault to the first Times requests it applies to; the later ones pass. 0 means
+	// every one.
+	Times int
 }
 
 // applies tells whether f fails a request for the DynamoDB operation op.
@@ -107,6 +117,10 @@ var answers = map[Mode]errorAnswer{
 		`{"__type":"com.amazon.coral.availability#ServiceUnavailableException","message":"Service unavailable"}`},
 	UnavailablePage: {http.StatusServiceUnavailable, "text/html",
 		"<html><body><b>Http/1.1 Service Unavailable</b></body></html>"},
+	TransactionConflict: {http.StatusBadRequest, amzJSON,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]","CancellationReasons":[{"Code":"None"},{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}`},
+	ItemConflict: {http.StatusBadRequest, amzJSON,
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ongoing for the item"}`},
 }
 
 // Proxy is a fault-injecting HTTP proxy in front of one DynamoDB endpoint. It is safe for concurrent use.
@@ -124,6 +138,7 @@ type Proxy struct {
 	closed  bool
 	calls   []string // the operation of every request received, in order of arrival
 	faulted int      // requests failed instead of forwarded
+	applied int      // requests the current fault applied to (Fault.Times)
 }
 
 // New starts a proxy to target (a DynamoDB endpoint URL) on a free port of 127.0.0.1, passing requests
@@ -151,7 +166,7 @@ func New(target string) (*Proxy, error) {
 func (p *Proxy) Set(f Fault) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.fault = f
+	p.fault, p.applied = f, 0
 	if !p.closed {
 		close(p.release)
 		p.release = make(chan struct{})
@@ -207,9 +222,10 @@ func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
 		return Fault{}, nil, false
 	}
 	p.handled.Add(1)
-	if !p.fault.applies(op) {
+	if !p.fault.applies(op) || (p.fault.Times > 0 && p.applied >= p.fault.Times) {
 		return Fault{}, p.release, true
 	}
+	p.applied++
 	if p.fault.Mode != Slow {
 		p.faulted++
 	}

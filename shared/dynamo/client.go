@@ -84,7 +84,8 @@ func environmentConfig(endpoint string) (aws.Config, error) {
 }
 
 // fail wraps err with the failing step. A store that is throttled, failing or unreachable (after the
-// SDK's own retries) becomes EUNAVAILABLE, which the API answers with 503 and Retry-After; the rest
+// SDK's own retries) becomes EUNAVAILABLE, which the API answers with 503 and Retry-After; a write that
+// met a transaction on its item becomes ECONFLICT; the rest
 // (a refused request, a missing table, a decoding error) is a fault of ours and stays internal.
 func fail(step string, err error) error {
 	if err == nil {
@@ -97,6 +98,12 @@ func fail(step string, err error) error {
 	wrapped := fmt.Errorf("%s: %w", step, err)
 	if unavailable(err) {
 		return &domain.Error{Code: domain.EUNAVAILABLE, Err: wrapped}
+	}
+	// A single write to an item that a transaction is changing at that moment: a race lost, like a
+	// transaction cancelled for a conflict (transact), which the handlers retry or answer with 503.
+	var apiErr smithy.APIError
+	if errors.As(err, &apiErr) && apiErr.ErrorCode() == "TransactionConflictException" {
+		return &domain.Error{Code: domain.ECONFLICT, Err: wrapped}
 	}
 	return wrapped
 }
