@@ -68,6 +68,12 @@ func TestWriteValidation(t *testing.T) {
 			t.Fatalf("version %d after one successful save: %v", stored.Version, err)
 		}
 	})
+	t.Run("limits count characters: the longest text in 4-byte ones fits a DynamoDB item", func(t *testing.T) {
+		// 100,000 characters outside the BMP are 400,000 bytes of the item's 400 KiB: stored, not a 500.
+		tag, text := strings.Repeat("😀", 50), strings.Repeat("😀", 100_000)
+		e.do(t, "PATCH", itemPath(c.ID), "alice", `{"tag": "`+tag+`", "text": "`+text+`"}`).
+			Expect(t, 200, written(t, c.ID, "report", c.ObjectID, &tag, text, nil))
+	})
 }
 
 func TestWriteSuccess(t *testing.T) {

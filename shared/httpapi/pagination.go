@@ -1,6 +1,7 @@
 package httpapi
 
 import (
+	"encoding/json"
 	"math"
 	"net/http"
 	"net/url"
@@ -104,6 +105,8 @@ func (r PageRequest) Resolve(count int) (Page, error) {
 // Page is a valid page of Count results.
 type Page struct {
 	Number, Size, Count int
+	// resized: the page is smaller than the one asked for (fit), so its links say page_size too.
+	resized bool
 }
 
 // Pages is the number of pages; an empty list has one (Paginator's allow_empty_first_page).
@@ -124,6 +127,11 @@ func (p Page) Len() int { return max(0, min(p.Size, p.Count-p.Offset())) }
 // with page replaced (removed for page 1), nil at the ends.
 func (p Page) Links(r *http.Request) (next, previous *string) {
 	self := RequestURL(r)
+	if p.resized {
+		q := self.Query()
+		q.Set(PageSizeParam, strconv.Itoa(p.Size))
+		self.RawQuery = q.Encode()
+	}
 	if p.Number < p.Pages() {
 		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number+1))
 		next = &s
@@ -182,12 +190,78 @@ type pageBody[T any] struct {
 	Results  []T     `json:"results"`
 }
 
-// WritePage answers 200 with page's envelope around results (never null: an empty page is []).
+// ResponseBudget is the most a response body may take as Lambda carries it. A synchronous invocation
+// answers at most 6 MB, the whole API Gateway proxy response included, in which aws-lambda-go writes
+// the body as a JSON string; the rest is headroom for the headers. A page of the longest comments
+// (100,000 characters each) would pass it at the default page size, and Lambda would fail the
+// invocation (API Gateway: 502): WritePage serves a smaller page instead.
+const ResponseBudget = 5_000_000
+
+// maxEscape is the most one byte of a body can grow as a JSON string ("<" is \u003c).
+const maxEscape = 6
+
+// WritePage answers 200 with page's envelope around results (never null: an empty page is []). A page
+// whose body would pass ResponseBudget is served smaller (fit), its links carrying the smaller
+// page_size so that following them reads on without gap or repeat.
 func WritePage[T any](w http.ResponseWriter, r *http.Request, page Page, results []T) {
 	if results == nil {
 		results = []T{}
 	}
+	body, err := pageJSON(r, page, results)
+	if err == nil && len(body)*maxEscape > ResponseBudget && lambdaSize(body) > ResponseBudget {
+		var m int
+		if page, m, err = fit(r, page, results); err == nil {
+			body, err = pageJSON(r, page, results[:m])
+		}
+	}
+	if err != nil {
+		WriteError(w, r, err)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusOK)
+	_, _ = w.Write(body)
+}
+
+func pageJSON[T any](r *http.Request, page Page, results []T) ([]byte, error) {
 	out := pageBody[T]{Count: page.Count, Results: results}
 	out.Next, out.Previous = page.Links(r)
-	WriteJSON(w, http.StatusOK, out)
+	return MarshalJSON(out)
+}
+
+// lambdaSize is how many bytes body takes as the JSON string aws-lambda-go writes it in
+// (encoding/json's defaults).
+func lambdaSize(body []byte) int {
+	b, _ := json.Marshal(string(body)) // a string always marshals
+	return len(b)
+}
+
+// fit returns the page to serve instead of page when its body is too large: its first m results, m
+// the most that fit ResponseBudget among the sizes that divide the page's offset, so that the smaller
+// page is a page of its own (number offset/m + 1) and its links stay on the same grid. m = 1 always
+// qualifies: no single result comes near the budget.
+func fit[T any](r *http.Request, page Page, results []T) (Page, int, error) {
+	envelope, err := pageJSON(r, page, []T{})
+	if err != nil {
+		return Page{}, 0, err
+	}
+	used := lambdaSize(envelope) + 64 // the links of the smaller page are a few bytes longer
+	sizes := make([]int, len(results))
+	for i, res := range results {
+		b, err := MarshalJSON(res)
+		if err != nil {
+			return Page{}, 0, err
+		}
+		sizes[i] = lambdaSize(b) - 2 + 1 // without the quotes, with a comma
+	}
+	offset, m := page.Offset(), 1
+	for n, total := 1, used; n <= len(results); n++ {
+		if total += sizes[n-1]; total > ResponseBudget {
+			break
+		}
+		if offset%n == 0 {
+			m = n
+		}
+	}
+	return Page{Number: offset/m + 1, Size: m, Count: page.Count, resized: true}, m, nil
 }
