@@ -37,7 +37,8 @@ import (
 func BenchmarkOperations(b *testing.B) {
 	w := newWorld(b)
 	store := []*operation{w.getItem(), w.getInvitation(), w.patchInvitation(), w.list(false), w.list(true),
-		w.getComment(false), w.getComment(true), w.putComment(), w.patchComment(), w.preflight()}
+		w.getComment(false), w.getComment(true), w.putComment(), w.patchComment(), w.preflight(),
+		w.createComment(), w.deleteComment(), w.listInvitations(), w.createInvitation(), w.deleteInvitation(), w.logout()}
 	hashed := []*operation{w.hash(), w.login(), w.createUser()}
 	for _, g := range []struct {
 		name string
