@@ -35,6 +35,7 @@ type world struct {
 	staff, alice, amy                domain.User // alice administers Acme and wrote comments; amy is a member
 	staffToken, aliceToken, amyToken string
 	acme, invitation, object         string
+	globex                           string // alice administers it too: invitations are created and deleted there
 	aliceComment, ownRead, edited    string // amy reads the first; alice reads the second, writes the third
 	created                          string // the object that comments are created on (one comment loaded)
 	tb                               testing.TB
@@ -77,17 +78,20 @@ func newWorld(b *testing.B) *world {
 	return w
 }
 
-// load writes Acme: alice (administrator) and amy (member), two portfolios, a pending invitation by
-// alice, and an object with 100 comments by both, every other one tagged "t".
+// load writes Acme: alice (administrator) and amy (member), two portfolios, 50 pending invitations by
+// alice (the one read and patched, and 49 more, so that the list has pages), and an object with 100
+// comments by both, every other one tagged "t"; and Globex, which alice administers, where invitations
+// are created and deleted (so that Acme's list keeps its size through the run).
 func (w *world) load(b *testing.B, cfg config.Config) {
 	b.Helper()
-	acme, aliceMember := uuid.NewString(), uuid.NewString()
+	acme, aliceMember, globex := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	folios := []string{uuid.NewString(), uuid.NewString()}
-	w.acme, w.invitation, w.object, w.created = acme, uuid.NewString(), uuid.NewString(), uuid.NewString()
+	w.acme, w.globex, w.invitation, w.object, w.created = acme, globex, uuid.NewString(), uuid.NewString(), uuid.NewString()
 	f := fixture.File{
-		Organizations: []fixture.Organization{{ID: acme, Name: "Acme Analytics"}},
+		Organizations: []fixture.Organization{{ID: acme, Name: "Acme Analytics"}, {ID: globex, Name: "Globex"}},
 		Members: []fixture.Member{
 			{ID: aliceMember, OrganizationID: acme, UserID: w.alice.ID, Role: domain.Ptr(2)},
+			{ID: uuid.NewString(), OrganizationID: globex, UserID: w.alice.ID, Role: domain.Ptr(2)},
 			{ID: uuid.NewString(), OrganizationID: acme, UserID: w.amy.ID, Role: domain.Ptr(0)},
 		},
 		Portfolios: []fixture.Portfolio{
@@ -95,6 +99,10 @@ func (w *world) load(b *testing.B, cfg config.Config) {
 		},
 		Invitations: []fixture.Invitation{{ID: w.invitation, OrganizationID: acme, InviterMemberID: aliceMember,
 			Email: "invitee@example.com", FirstName: domain.Ptr("Bob"), AccessiblePortfolioIDs: folios}},
+	}
+	for i := range 49 {
+		f.Invitations = append(f.Invitations, fixture.Invitation{ID: uuid.NewString(), OrganizationID: acme, InviterMemberID: aliceMember,
+			Email: fmt.Sprintf("invitee-%d@example.com", i), AccessiblePortfolioIDs: folios[:1]})
 	}
 	base := time.Now().UTC().Add(-time.Hour)
 	for i := range 100 {
@@ -233,7 +241,7 @@ func (w *world) deleteComment() *operation {
 }
 
 func (w *world) listInvitations() *operation {
-	return &operation{name: "invitation list", status: 200, request: func() testkit.Request {
+	return &operation{name: "invitation list, page 1 of 50", status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.amyToken}
 	}}
 }
@@ -241,7 +249,7 @@ func (w *world) listInvitations() *operation {
 func (w *world) createInvitation() *operation {
 	return &operation{name: "POST invitation", status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: w.aliceToken,
-			Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.acme, w.next())}
+			Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.globex, w.next())}
 	}}
 }
 
