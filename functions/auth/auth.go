@@ -91,9 +91,9 @@ type organizationEntry struct {
 // password, not a damaged hash.
 const unusablePasswordPrefix = "!"
 
-// writeAttempts bounds how often a login's write is sent again after DynamoDB cancelled it for meeting
+// maxAttempts bounds how often a login's write is sent again after DynamoDB cancelled it for meeting
 // another transaction on the same items.
-const writeAttempts = 3
+const maxAttempts = 3
 
 var errBadCredentials = domain.FieldError(domain.NonFieldErrors, domain.MsgBadCredentials)
 
@@ -129,16 +129,12 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		password.VerifyDummy(*plain)
 		return h.refuse(ctx, email, ip, state, now)
 	}
-	user, err := h.checkPassword(ctx, acct, *plain)
+	user, upgraded, err := h.checkPassword(ctx, acct, *plain)
 	if errors.Is(err, errRefused) {
 		return h.refuse(ctx, email, ip, state, now)
 	}
 	if err != nil {
 		return err
-	}
-	var upgraded string
-	if user.PasswordHash != acct.PasswordHash { // Verify asked for a rehash (checkPassword)
-		upgraded = user.PasswordHash
 	}
 	token, hash, err := domain.NewTokenString(acct.UserID)
 	if err != nil {
@@ -153,7 +149,7 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	// from parallel workers both write its user. The write holds nothing read that a retry must read
 	// again, so it is sent again as it is.
 	record := func() error {
-		return domain.RetryOnConflict(ctx, writeAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
+		return domain.RetryOnConflict(ctx, maxAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
 	}
 	err = record()
 	if errors.Is(err, domain.ErrStaleCopy) {
@@ -185,11 +181,10 @@ var errRefused = errors.New("refused")
 // checkPassword checks plain against acct and returns the user to answer with: the email claim's copy,
 // or, when the claim has none, the user read while the hash is checked (the read then costs no time of
 // its own, and it is done before anything is written, so that a failing read leaves the table as it
-// was, SPEC §9). The user's PasswordHash is the one to store: acct's, or a rehash of plain when Verify
-// asks for one. errRefused when the password or the account does not pass.
-func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (domain.User, error) {
+// was, SPEC §9). upgraded is a new hash of plain when Verify asks for a rehash, else "". errRefused
+// when the password or the account does not pass.
+func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (user domain.User, upgraded string, err error) {
 	var (
-		user    domain.User
 		readErr error
 		read    = make(chan struct{})
 	)
@@ -208,21 +203,20 @@ func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, p
 		httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
 	}
 	if !ok || !acct.IsActive {
-		return domain.User{}, errRefused
+		return domain.User{}, "", errRefused
 	}
 	if domain.ErrorCode(readErr) == domain.ENOTFOUND {
-		return domain.User{}, errBadCredentials // the account was deleted while it logged in
+		return domain.User{}, "", errBadCredentials // the account was deleted while it logged in
 	}
 	if readErr != nil {
-		return domain.User{}, readErr
+		return domain.User{}, "", readErr
 	}
-	user.PasswordHash = acct.PasswordHash
 	if rehash {
-		if user.PasswordHash, err = password.Hash(plain); err != nil {
-			return domain.User{}, err
+		if upgraded, err = password.Hash(plain); err != nil {
+			return domain.User{}, "", err
 		}
 	}
-	return user, nil
+	return user, upgraded, nil
 }
 
 // refuse counts a failed login against the email and the address (SPEC §9), then refuses it as DRF

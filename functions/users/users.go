@@ -19,9 +19,9 @@ import (
 // UsersPath is the seed's path; the router also serves it without the trailing slash.
 const UsersPath = "/api/v1/users/"
 
-// createAttempts bounds how often a create is sent again after DynamoDB cancelled its transaction for
+// maxAttempts bounds how often a create is sent again after DynamoDB cancelled its transaction for
 // meeting another one on the same items.
-const createAttempts = 3
+const maxAttempts = 3
 
 type handler struct {
 	users domain.UserStore
@@ -69,7 +69,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	// A create meets another transaction on its items only when the same email is being created at
 	// once (ECONFLICT): sent again, it finds the email taken or takes it.
-	err = domain.RetryOnConflict(r.Context(), createAttempts, func(int) error { return h.users.CreateUser(r.Context(), u) })
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(int) error { return h.users.CreateUser(r.Context(), u) })
 	if errors.Is(err, domain.ErrEmailTaken) {
 		return domain.FieldError("email", "user with this email already exists.")
 	} else if err != nil {

@@ -68,8 +68,11 @@ func (u *User) MembershipOf(orgID string) (Membership, bool) {
 }
 
 // FullName is Django's get_full_name: first and last name joined by a space, trimmed.
-func (u *User) FullName() string {
-	return strings.TrimSpace(Deref(u.FirstName) + " " + Deref(u.LastName))
+func (u *User) FullName() string { return FullName(u.FirstName, u.LastName) }
+
+// FullName is get_full_name's rule for any first and last name (an invitee's, say).
+func FullName(first, last *string) string {
+	return strings.TrimSpace(Deref(first) + " " + Deref(last))
 }
 
 // Membership is one organization a user belongs to, as the user record holds it.

@@ -14,6 +14,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go"
 	smithyhttp "github.com/aws/smithy-go/transport/http"
 	"github.com/reportingplatform/api/shared/awsenv"
@@ -101,8 +102,8 @@ func fail(step string, err error) error {
 	}
 	// A single write to an item that a transaction is changing at that moment: a race lost, like a
 	// transaction cancelled for a conflict (transact), which the handlers retry or answer with 503.
-	var apiErr smithy.APIError
-	if errors.As(err, &apiErr) && apiErr.ErrorCode() == "TransactionConflictException" {
+	var conflict *types.TransactionConflictException
+	if errors.As(err, &conflict) {
 		return &domain.Error{Code: domain.ECONFLICT, Err: wrapped}
 	}
 	return wrapped

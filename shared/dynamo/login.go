@@ -3,7 +3,9 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 
@@ -86,6 +88,74 @@ func decodeFailures(item map[string]types.AttributeValue) (domain.FailureWindow,
 		return domain.FailureWindow{}, fail("decode login failures", err)
 	}
 	return domain.FailureWindow{Failures: it.Failures, Ends: time.UnixMilli(it.WindowEnds).UTC()}, nil
+}
+
+// RecordLogin stores the new token and the user's last_login (and an upgraded password hash, on the user
+// and on its email claim) in one transaction. From the claim's copy, the user's write is conditional on
+// the copy's profile version (ErrStaleCopy when it moved on); otherwise w.User was just read, and the
+// claim's copy is refreshed from it. Returns ENOTFOUND when the user or its claim no longer exists.
+func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
+	u, t := w.User, w.Token
+	tk := tokenKey(t.Hash)
+	token, err := attributevalue.MarshalMap(tokenItem{
+		PK: tk.PK, SK: tk.SK, UserID: t.UserID, CreatedAt: domain.FormatTime(t.CreatedAt),
+		ExpiresAt: domain.FormatTime(t.ExpiresAt), TTL: t.ExpiresAt.Unix(),
+	})
+	if err != nil {
+		return fail("encode token", err)
+	}
+	// The user: last_login, conditional on the copy's version when the answer comes from the copy.
+	user := &types.Update{
+		Key: userKey(u.ID).av(), ConditionExpression: aws.String("attribute_exists(PK)"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{
+			":login": &types.AttributeValueMemberS{Value: domain.FormatTime(*u.LastLogin)},
+		},
+	}
+	userSets := []string{"last_login = :login"}
+	if w.FromCopy {
+		same := nameVersion + " = :copy_version"
+		if u.ProfileVersion == 0 { // a user written before versions were kept is at version 0
+			same = "(" + same + " OR attribute_not_exists(" + nameVersion + "))"
+		}
+		*user.ConditionExpression += " AND " + same
+		user.ExpressionAttributeNames = map[string]string{nameVersion: attrVersion}
+		user.ExpressionAttributeValues[":copy_version"] = number(u.ProfileVersion)
+	}
+	// The claim, when something of it changes: an upgraded hash, a refreshed copy.
+	claim := &types.Update{
+		Key: emailKey(u.Email).av(), ConditionExpression: aws.String("user_id = :user"),
+		ExpressionAttributeValues: map[string]types.AttributeValue{":user": &types.AttributeValueMemberS{Value: u.ID}},
+	}
+	var claimSets []string
+	if w.NewPasswordHash != "" {
+		hash := &types.AttributeValueMemberS{Value: w.NewPasswordHash}
+		userSets, user.ExpressionAttributeValues[":hash"] = append(userSets, "password_hash = :hash"), hash
+		claimSets, claim.ExpressionAttributeValues[":hash"] = append(claimSets, "password_hash = :hash"), hash
+	}
+	if !w.FromCopy {
+		profile, err := attributevalue.Marshal(toProfileAttrs(u))
+		if err != nil {
+			return fail("encode profile copy", err)
+		}
+		claimSets, claim.ExpressionAttributeValues[":profile"] = append(claimSets, "profile = :profile"), profile
+	}
+	user.UpdateExpression = aws.String("SET " + strings.Join(userSets, ", "))
+	items := []types.TransactWriteItem{
+		{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
+		{Update: user},
+	}
+	if len(claimSets) > 0 {
+		claim.UpdateExpression = aws.String("SET " + strings.Join(claimSets, ", "))
+		items = append(items, types.TransactWriteItem{Update: claim})
+	}
+	err = s.transact(ctx, "record login", items)
+	switch {
+	case w.FromCopy && conditionFailed(err, 1):
+		return fmt.Errorf("record login of user %s: %w", u.ID, domain.ErrStaleCopy)
+	case conditionFailed(err, 1) || conditionFailed(err, 2):
+		return &domain.Error{Code: domain.ENOTFOUND, Err: err}
+	}
+	return err
 }
 
 // RecordLoginFailure counts the failure against the email and the address at once (two items, two

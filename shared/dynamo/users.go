@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -41,20 +40,24 @@ type profileAttrs struct {
 }
 
 // attrVersion is the user's profile version (profileAttrs.Version); "version" is a DynamoDB reserved
-// word, so expressions name it through #profile_version.
-const attrVersion = "version"
+// word, so raw expressions name it through nameVersion.
+const (
+	attrVersion = "version"
+	nameVersion = "#profile_version"
+)
 
 // bumpVersion adds one to the profile version of the user item update u writes. Every write of a
-// user's profile but login's goes through it; TestLoginCopySeesEveryProfileWrite holds them to it.
+// user's profile but login's goes through it (joinItems, built with the expression builder, adds the
+// same); TestLoginCopySeesEveryProfileWrite holds them to it.
 func bumpVersion(u *types.Update) {
-	*u.UpdateExpression += " ADD #profile_version :profile_version_one"
+	*u.UpdateExpression += " ADD " + nameVersion + " :profile_version_one"
 	if u.ExpressionAttributeNames == nil {
 		u.ExpressionAttributeNames = map[string]string{}
 	}
 	if u.ExpressionAttributeValues == nil {
 		u.ExpressionAttributeValues = map[string]types.AttributeValue{}
 	}
-	u.ExpressionAttributeNames["#profile_version"] = attrVersion
+	u.ExpressionAttributeNames[nameVersion] = attrVersion
 	u.ExpressionAttributeValues[":profile_version_one"] = number(1)
 }
 
@@ -231,70 +234,4 @@ func decodeSession(items map[key]map[string]types.AttributeValue, ref domain.Tok
 		return domain.Session{}, err
 	}
 	return domain.Session{User: u, Token: t, Found: true}, nil
-}
-
-// RecordLogin stores the new token and the user's last_login (and an upgraded password hash, on the user
-// and on its email claim) in one transaction. From the claim's copy, the user's write is conditional on
-// the copy's profile version (ErrStaleCopy when it moved on); otherwise w.User was just read, and the
-// claim's copy is refreshed from it. Returns ENOTFOUND when the user or its claim no longer exists.
-func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
-	u, t := w.User, w.Token
-	tk := tokenKey(t.Hash)
-	token, err := attributevalue.MarshalMap(tokenItem{
-		PK: tk.PK, SK: tk.SK, UserID: t.UserID, CreatedAt: domain.FormatTime(t.CreatedAt),
-		ExpiresAt: domain.FormatTime(t.ExpiresAt), TTL: t.ExpiresAt.Unix(),
-	})
-	if err != nil {
-		return fail("encode token", err)
-	}
-	userID := &types.AttributeValueMemberS{Value: u.ID}
-	user := &types.Update{
-		Key: userKey(u.ID).av(), UpdateExpression: aws.String("SET last_login = :login"),
-		ConditionExpression: aws.String("attribute_exists(PK)"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":login": &types.AttributeValueMemberS{Value: domain.FormatTime(*u.LastLogin)},
-		},
-	}
-	if w.FromCopy {
-		same := "#profile_version = :copy_version"
-		if u.ProfileVersion == 0 { // a user written before versions were kept is at version 0
-			same = "(" + same + " OR attribute_not_exists(#profile_version))"
-		}
-		*user.ConditionExpression += " AND " + same
-		user.ExpressionAttributeNames = map[string]string{"#profile_version": attrVersion}
-		user.ExpressionAttributeValues[":copy_version"] = number(u.ProfileVersion)
-	}
-	claim := &types.Update{
-		Key: emailKey(u.Email).av(), UpdateExpression: aws.String("SET"),
-		ConditionExpression:       aws.String("user_id = :user"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":user": userID},
-	}
-	if w.NewPasswordHash != "" {
-		hash := &types.AttributeValueMemberS{Value: w.NewPasswordHash}
-		*user.UpdateExpression += ", password_hash = :hash"
-		user.ExpressionAttributeValues[":hash"] = hash
-		*claim.UpdateExpression += " password_hash = :hash,"
-		claim.ExpressionAttributeValues[":hash"] = hash
-	}
-	if !w.FromCopy {
-		profile, err := attributevalue.Marshal(toProfileAttrs(u))
-		if err != nil {
-			return fail("encode profile copy", err)
-		}
-		*claim.UpdateExpression += " profile = :profile,"
-		claim.ExpressionAttributeValues[":profile"] = profile
-	}
-	items := []types.TransactWriteItem{{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}}, {Update: user}}
-	if *claim.UpdateExpression != "SET" {
-		*claim.UpdateExpression = strings.TrimSuffix(*claim.UpdateExpression, ",")
-		items = append(items, types.TransactWriteItem{Update: claim})
-	}
-	err = s.transact(ctx, "record login", items)
-	switch {
-	case w.FromCopy && conditionFailed(err, 1):
-		return fmt.Errorf("record login of user %s: %w", u.ID, domain.ErrStaleCopy)
-	case conditionFailed(err, 1) || conditionFailed(err, 2):
-		return &domain.Error{Code: domain.ENOTFOUND, Err: err}
-	}
-	return err
 }

@@ -128,20 +128,18 @@ func (p Page) Len() int { return max(0, min(p.Size, p.Count-p.Offset())) }
 func (p Page) Links(r *http.Request) (next, previous *string) {
 	self := RequestURL(r)
 	if p.resized {
-		q := self.Query()
-		q.Set(PageSizeParam, strconv.Itoa(p.Size))
-		self.RawQuery = q.Encode()
+		self = withQueryParam(self, PageSizeParam, strconv.Itoa(p.Size))
 	}
 	if p.Number < p.Pages() {
-		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number+1))
+		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number+1)).String()
 		next = &s
 	}
 	switch {
 	case p.Number == 2:
-		s := withQueryParam(self, PageParam, "")
+		s := withQueryParam(self, PageParam, "").String()
 		previous = &s
 	case p.Number > 2:
-		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number-1))
+		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number-1)).String()
 		previous = &s
 	}
 	return next, previous
@@ -167,7 +165,7 @@ func RequestURL(r *http.Request) *url.URL {
 // is parsed, the parameter replaced or dropped, and the rest encoded sorted by name, the values of a
 // repeated name in their order (urlencode(sorted(query_dict.items()), doseq=True)). url.Values.Encode
 // does exactly that, with the same escaping as Python's quote_plus.
-func withQueryParam(u *url.URL, name, value string) string {
+func withQueryParam(u *url.URL, name, value string) *url.URL {
 	q, _ := url.ParseQuery(u.RawQuery)
 	if q == nil {
 		q = url.Values{}
@@ -179,7 +177,7 @@ func withQueryParam(u *url.URL, name, value string) string {
 	}
 	out := *u
 	out.RawQuery = q.Encode()
-	return out.String()
+	return &out
 }
 
 // pageBody is DRF's paginated envelope, keys in DRF's order.
@@ -214,13 +212,7 @@ func WritePage[T any](w http.ResponseWriter, r *http.Request, page Page, results
 			body, err = pageJSON(r, page, results[:m])
 		}
 	}
-	if err != nil {
-		WriteError(w, r, err)
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusOK)
-	_, _ = w.Write(body)
+	writeBody(w, http.StatusOK, body, err)
 }
 
 func pageJSON[T any](r *http.Request, page Page, results []T) ([]byte, error) {

@@ -21,6 +21,11 @@ import (
 // every response is application/json.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	body, err := MarshalJSON(v)
+	writeBody(w, status, body, err)
+}
+
+// writeBody answers status with body, a marshalled JSON document, or 500 when marshalling it failed.
+func writeBody(w http.ResponseWriter, status int, body []byte, err error) {
 	if err != nil {
 		status, body = http.StatusInternalServerError, []byte(`{"detail":"A server error occurred."}`)
 	}

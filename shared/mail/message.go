@@ -25,7 +25,7 @@ type Message struct {
 // Compose writes the invitation e-mail: who invites to which organization with which role, until when,
 // and the link that carries the token (link with TokenPlaceholder replaced, the token query-escaped).
 func Compose(m domain.InvitationMail, link string) Message {
-	name := strings.TrimSpace(domain.Deref(m.FirstName) + " " + domain.Deref(m.LastName))
+	name := domain.FullName(m.FirstName, m.LastName)
 	greeting := "Hello,"
 	if name != "" {
 		greeting = "Hello " + name + ","
