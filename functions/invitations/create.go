@@ -100,22 +100,22 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			FirstName: req.firstName, LastName: req.lastName, Role: req.role, Status: domain.StatusPending,
 			PortfolioIDs: req.portfolioIDs, ExpiryDate: now.Add(h.invitationTTL), CreatedAt: now, UpdatedAt: now,
 		}
+		shown, err := inv.ShownFrom(domain.InvitationRefs{
+			Organizations: map[string]domain.Organization{inv.OrganizationID: *draft.Organization},
+			Users:         map[string]domain.User{caller.ID: caller},
+			Portfolios:    draft.Portfolios,
+		})
+		if err != nil {
+			return err
+		}
+		inv.Shown = &shown
 		return h.store.CreateInvitation(ctx, inv, draft.ClaimedBy)
 	})
 	if err != nil {
 		return err
 	}
 	inv.EmailSent = h.send(ctx, inv, draft.Organization.Name, caller)
-	refs := domain.InvitationRefs{
-		Organizations: map[string]domain.Organization{inv.OrganizationID: *draft.Organization},
-		Users:         map[string]domain.User{caller.ID: caller},
-		Portfolios:    draft.Portfolios,
-	}
-	resp, err := newInvitationResponse(inv, refs, inv.CreatedAt)
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusCreated, resp)
+	httpapi.WriteJSON(w, http.StatusCreated, newInvitationResponse(inv, inv.CreatedAt))
 	return nil
 }
 

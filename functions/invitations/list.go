@@ -53,10 +53,11 @@ func readListFilters(q url.Values) (listFilters, error) {
 
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
-// the caller's organizations, whole, from GSI3 (with the invitee's and, for staff, everyone's from
-// keys-only indexes, whose items then take one more); the page's organizations, inviters and portfolios.
-// Where the scope can be known before the session is read (a list of one organization, or a caller this
-// process has seen: see readers), its read goes out with the session: two round trips.
+// the caller's organizations, whole from GSI3, each with what it shows (with the invitee's and, for
+// staff, everyone's from keys-only indexes, whose items then take one more). Where the scope can be
+// known before the session is read (a list of one organization, or a caller this process has seen: see
+// readers), its read goes out with the session: one round trip. Only invitations stored before the
+// copies of what they show existed cost a read of what they refer to.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
@@ -106,19 +107,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	shown = shown[page.Offset() : page.Offset()+page.Len()]
-	var results []invitationResponse
-	if len(shown) > 0 {
-		refs, err := h.store.InvitationPageRefs(ctx, shown)
-		if err != nil {
-			return err
-		}
-		for _, inv := range shown {
-			resp, err := newInvitationResponse(inv, refs, now)
-			if err != nil {
-				return err
-			}
-			results = append(results, resp)
-		}
+	onPage := make([]*domain.Invitation, len(shown))
+	for i := range shown {
+		onPage[i] = &shown[i]
+	}
+	if err := h.fillShown(ctx, onPage); err != nil {
+		return err
+	}
+	results := make([]invitationResponse, 0, len(shown))
+	for _, inv := range shown {
+		results = append(results, newInvitationResponse(inv, now))
 	}
 	httpapi.WritePage(w, r, page, results)
 	return nil

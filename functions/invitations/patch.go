@@ -60,11 +60,7 @@ func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	resp, err := newInvitationResponse(c.next, c.refs, c.now)
-	if err != nil {
-		return err
-	}
-	httpapi.WriteJSON(w, http.StatusOK, resp)
+	httpapi.WriteJSON(w, http.StatusOK, newInvitationResponse(c.next, c.now))
 	return nil
 }
 
@@ -100,16 +96,18 @@ func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.
 	if err := req.validate(caller, t, refs); err != nil {
 		return change{}, err
 	}
-	c := h.apply(inv, req, t, refs, now)
+	c, err := h.apply(inv, req, t, refs, now)
+	if err != nil {
+		return change{}, err
+	}
 	return c, h.store.SaveInvitation(ctx, c.next, c.join)
 }
 
-// change is one attempt's outcome: the invitation to store, the membership an acceptance gives, and what
-// was read, from which the response is built without another read.
+// change is one attempt's outcome: the invitation to store (with the copy of what it shows, from which
+// the response is built without another read) and the membership an acceptance gives.
 type change struct {
 	next domain.Invitation
 	join *domain.NewMembership
-	refs domain.InvitationRefs
 	now  time.Time
 }
 
@@ -192,9 +190,9 @@ func firstMissing[V any](ids []string, known map[string]V) (string, bool) {
 	return "", false
 }
 
-// apply is the validated change: the invitation to store at now and, for an acceptance by an existing
-// user, the membership it gives.
-func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs domain.InvitationRefs, now time.Time) change {
+// apply is the validated change: the invitation to store at now, with what it shows of refs and, for an
+// acceptance by an existing user, the membership it gives.
+func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs domain.InvitationRefs, now time.Time) (change, error) {
 	next := inv
 	// A pending invitation past its expiry is stored as expired before the new expiry is computed, so
 	// a save never revives it (SPEC §5).
@@ -222,7 +220,12 @@ func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs
 	next.ExpiryDate = now.Add(h.invitationTTL)
 	next.UpdatedAt = now
 
-	c := change{next: next, refs: refs, now: now}
+	shown, err := next.ShownFrom(refs)
+	if err != nil {
+		return change{}, err
+	}
+	next.Shown = &shown
+	c := change{next: next, now: now}
 	if t.accepting && refs.EmailUserID != "" {
 		c.join = &domain.NewMembership{
 			Member: domain.Member{
@@ -231,7 +234,7 @@ func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs
 			OrganizationName: refs.Organizations[t.orgID].Name,
 		}
 	}
-	return c
+	return c, nil
 }
 
 // administers reports whether caller may put an invitation into organization orgID: staff into any

@@ -2,9 +2,7 @@ package invitations
 
 import (
 	"context"
-	"fmt"
 	"net/http"
-	"sort"
 	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
@@ -46,7 +44,8 @@ type portfolioRef struct {
 	Name string `json:"name"`
 }
 
-// read serves GET: the caller's session with the invitation, then everything it refers to in one call.
+// read serves GET: the caller's session with the invitation, which carries what it shows of the items
+// it refers to; only an invitation written before those copies existed takes a second call for them.
 func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	caller, inv, err := h.authenticate(r)
 	if err != nil {
@@ -56,20 +55,38 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if inv == nil || !rightsOn(caller, *inv).read {
 		return domain.NotFound()
 	}
-	refs, err := h.store.InvitationRefs(r.Context(), domain.InvitationRefsQuery{
-		OrganizationIDs: []string{inv.OrganizationID},
-		UserIDs:         []string{inv.InviterUserID},
-		PortfolioOrgID:  inv.OrganizationID,
-		PortfolioIDs:    inv.PortfolioIDs,
-	})
+	if err := h.fillShown(r.Context(), []*domain.Invitation{inv}); err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, http.StatusOK, newInvitationResponse(*inv, h.clock.Now()))
+	return nil
+}
+
+// fillShown gives each of invs without a copy of what it shows (written before the copies, or by the
+// loader before it refreshed them) the copy made from one read of what they refer to.
+func (h *handler) fillShown(ctx context.Context, invs []*domain.Invitation) error {
+	var bare []domain.Invitation
+	for _, inv := range invs {
+		if inv.Shown == nil {
+			bare = append(bare, *inv)
+		}
+	}
+	if len(bare) == 0 {
+		return nil
+	}
+	refs, err := h.store.InvitationPageRefs(ctx, bare)
 	if err != nil {
 		return err
 	}
-	resp, err := newInvitationResponse(*inv, refs, h.clock.Now())
-	if err != nil {
-		return err
+	for _, inv := range invs {
+		if inv.Shown == nil {
+			shown, err := inv.ShownFrom(refs)
+			if err != nil {
+				return err
+			}
+			inv.Shown = &shown
+		}
 	}
-	httpapi.WriteJSON(w, http.StatusOK, resp)
 	return nil
 }
 
@@ -82,38 +99,21 @@ func (h *handler) authenticate(r *http.Request) (domain.User, *domain.Invitation
 	})
 }
 
-// newInvitationResponse renders inv with what it refers to. A missing organization or inviter breaks an
-// invariant the fixture loader keeps (it refuses unknown references, and nothing deletes them), so it is
-// a fault, not a 404. A portfolio that is gone is simply not listed.
-func newInvitationResponse(inv domain.Invitation, refs domain.InvitationRefs, now time.Time) (invitationResponse, error) {
-	org, ok := refs.Organizations[inv.OrganizationID]
-	if !ok {
-		return invitationResponse{}, fmt.Errorf("invitation %s: organization %s does not exist", inv.ID, inv.OrganizationID)
+// newInvitationResponse renders inv, whose Shown is set, as read at now.
+func newInvitationResponse(inv domain.Invitation, now time.Time) invitationResponse {
+	shown := inv.Shown
+	portfolios := make([]portfolioRef, 0, len(shown.Portfolios))
+	for _, p := range shown.Portfolios {
+		portfolios = append(portfolios, portfolioRef{ID: p.ID, Name: p.Name})
 	}
-	inviter, ok := refs.Users[inv.InviterUserID]
-	if !ok {
-		return invitationResponse{}, fmt.Errorf("invitation %s: inviter user %s does not exist", inv.ID, inv.InviterUserID)
-	}
-	portfolios := make([]portfolioRef, 0, len(inv.PortfolioIDs))
-	for _, id := range inv.PortfolioIDs {
-		if p, ok := refs.Portfolios[id]; ok {
-			portfolios = append(portfolios, portfolioRef{ID: p.ID, Name: p.Name})
-		}
-	}
-	sort.Slice(portfolios, func(i, j int) bool {
-		if portfolios[i].Name != portfolios[j].Name {
-			return portfolios[i].Name < portfolios[j].Name
-		}
-		return portfolios[i].ID < portfolios[j].ID
-	})
 	return invitationResponse{
 		ID:           inv.ID,
 		Token:        inv.Token,
 		ExpiryDate:   domain.FormatTime(inv.ExpiryDate),
-		Organization: organizationRef{ID: org.ID, Name: org.Name},
+		Organization: organizationRef{ID: inv.OrganizationID, Name: shown.OrganizationName},
 		InviterMember: inviterMember{
-			ID: inv.InviterMemberID, FirstName: domain.Deref(inviter.FirstName),
-			LastName: domain.Deref(inviter.LastName), Email: inviter.Email,
+			ID: inv.InviterMemberID, FirstName: domain.Deref(shown.Inviter.FirstName),
+			LastName: domain.Deref(shown.Inviter.LastName), Email: shown.Inviter.Email,
 		},
 		Email:                inv.Email,
 		EmailSent:            inv.EmailSent,
@@ -122,5 +122,5 @@ func newInvitationResponse(inv domain.Invitation, refs domain.InvitationRefs, no
 		FirstName:            inv.FirstName,
 		LastName:             inv.LastName,
 		Role:                 inv.Role,
-	}, nil
+	}
 }

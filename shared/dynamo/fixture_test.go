@@ -39,15 +39,23 @@ func fxUser(email string) domain.User {
 	}
 }
 
-func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
+// fxAdministeredOrg loads a user, an organization "Acme" and the user's administrator membership of it.
+func fxAdministeredOrg(t *testing.T, db *testkit.DB) (domain.User, domain.Organization, domain.Member) {
+	t.Helper()
 	ctx := context.Background()
-	db := testkit.NewDB(t)
 	u := fxUser("ada-" + uuid.NewString()[:8] + "@example.com")
 	fxMust(t, db.Store.PutFixtureUser(ctx, u, ""))
 	org := domain.Organization{ID: uuid.NewString(), Name: "Acme"}
 	fxMust(t, db.Store.PutFixtureOrganization(ctx, org))
 	m := domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID, Role: domain.RoleAdministrator}
 	fxMust(t, db.Store.PutFixtureMember(ctx, m, org.Name, nil))
+	return u, org, m
+}
+
+func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	u, org, m := fxAdministeredOrg(t, db)
 	pf := domain.Portfolio{ID: uuid.NewString(), OrganizationID: org.ID, Name: "Growth"}
 	fxMust(t, db.Store.PutFixturePortfolio(ctx, pf, ""))
 	inv := domain.Invitation{
@@ -83,6 +91,10 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 	u.Memberships = []domain.Membership{{MemberID: m.ID, OrganizationID: org.ID, OrganizationName: org.Name, Role: m.Role}}
 	c.Version = 1
 	u.ProfileVersion = 2 // PutFixtureUser, then PutFixtureMember: each a change a login copy must see
+	inv.Shown = &domain.InvitationShown{
+		OrganizationName: org.Name, Inviter: domain.Person{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email},
+		Portfolios: []domain.Portfolio{{ID: pf.ID, Name: pf.Name}},
+	}
 	want := domain.FixtureState{
 		Users: map[string]domain.User{u.ID: u}, EmailOwners: map[string]string{u.Email: u.ID},
 		Organizations: map[string]domain.Organization{org.ID: org}, Members: map[string]domain.Member{m.ID: m},
@@ -445,4 +457,41 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 			t.Fatalf("counters changed:\n got %+v\nwant %+v", after, before)
 		}
 	})
+}
+
+// TestRefreshInvitationCopiesWritesOnlyWhatChanged: a refresh reads an organization's invitations and
+// what they refer to, writes only the copies that differ, and grows their version so that an API save
+// that read the old names retries.
+func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	u, org, m := fxAdministeredOrg(t, db)
+	inv := domain.Invitation{
+		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org.ID, InviterMemberID: m.ID, InviterUserID: u.ID,
+		Email: "bob@example.com", ExpiryDate: fxNow.Add(time.Hour), CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
+	}
+	fxMust(t, db.Store.PutFixtureInvitation(ctx, inv, 0))
+	for _, tt := range []struct {
+		name, orgName string
+		wantOps       []string
+		wantVersion   int64
+	}{
+		{name: "nothing changed: no write", orgName: "Acme", wantOps: []string{"Query", "BatchGetItem"}, wantVersion: 1},
+		{name: "renamed: one write", orgName: "Acme Analytics", wantOps: []string{"Query", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			fxMust(t, db.Store.PutFixtureOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}))
+			db.Calls.Reset()
+			fxMust(t, db.Store.RefreshInvitationCopies(ctx, []string{org.ID}))
+			if got := db.Calls.Ops(); !reflect.DeepEqual(got, tt.wantOps) {
+				t.Errorf("calls %v, want %v", got, tt.wantOps)
+			}
+			got, err := db.Store.Invitation(ctx, inv.ID)
+			fxMust(t, err)
+			want := &domain.InvitationShown{OrganizationName: tt.orgName, Inviter: domain.Person{Email: u.Email, FirstName: u.FirstName, LastName: u.LastName}, Portfolios: []domain.Portfolio{}}
+			if got.Version != tt.wantVersion || !got.Shown.Equal(want) {
+				t.Errorf("version %d, shown %+v; want %d, %+v", got.Version, got.Shown, tt.wantVersion, want)
+			}
+		})
+	}
 }

@@ -221,10 +221,19 @@ func (s *Store) PutFixturePortfolio(ctx context.Context, p domain.Portfolio, pre
 	return s.transact(ctx, "write portfolio "+p.ID, items)
 }
 
-// PutFixtureInvitation creates or replaces invitation inv. previousVersion is the stored version (0 for
+// PutFixtureInvitation creates or replaces invitation inv, with the copy of what it shows read from the
+// items it refers to (the loader writes them first). previousVersion is the stored version (0 for
 // a new invitation); the write is conditional on it, like every invitation save, so that a concurrent
 // API save is not lost silently. Returns ECONFLICT when the invitation changed since it was read.
 func (s *Store) PutFixtureInvitation(ctx context.Context, inv domain.Invitation, previousVersion int64) error {
+	refs, err := s.InvitationPageRefs(ctx, []domain.Invitation{inv})
+	if err != nil {
+		return err
+	}
+	inv.Shown = nil // a reference that is not there (the loader validated them) is a fault a read reports
+	if shown, err := inv.ShownFrom(refs); err == nil {
+		inv.Shown = &shown
+	}
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
 		return fail("encode invitation", err)
@@ -283,3 +292,68 @@ func fixtureSetExpression(set, ifAbsent map[string]any) (*types.Update, error) {
 }
 
 func fixtureString(s string) types.AttributeValue { return &types.AttributeValueMemberS{Value: s} }
+
+// RefreshInvitationCopies brings the copy each invitation of the organizations keeps of what it shows
+// (its organization's name, its inviter's names and email, its portfolios) in step with the items
+// themselves, after the loader changed some of them. An invitation whose copy is right is not written;
+// one whose copy is wrong is rewritten conditional on its version, and its version grows, so that an API
+// save that read the old names retries rather than write them back. One that changed meanwhile is read
+// again (strongly consistent) and refreshed from that. Like the memberships' copy of an organization's
+// name, this follows the entries' writes rather than joining them: a rerun of the load repairs a copy
+// that an interrupted load left behind.
+func (s *Store) RefreshInvitationCopies(ctx context.Context, orgIDs []string) error {
+	for _, org := range orgIDs {
+		invs, err := s.orgInvitations(ctx, org)
+		if err != nil {
+			return err
+		}
+		for _, inv := range invs {
+			if err := s.refreshInvitationCopy(ctx, inv); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation) error {
+	const attempts = 5
+	for n := 1; ; n++ {
+		refs, err := s.InvitationPageRefs(ctx, []domain.Invitation{inv})
+		if err != nil {
+			return err
+		}
+		shown, err := inv.ShownFrom(refs)
+		if err != nil || inv.Shown.Equal(&shown) {
+			return nil // nothing to copy from (a read reports the fault), or nothing to change
+		}
+		av, err := attributevalue.Marshal(toShownAttr(&shown))
+		if err != nil {
+			return fail("encode invitation copy", err)
+		}
+		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
+			TableName:                aws.String(s.table),
+			Key:                      invitationKey(inv.ID).av(),
+			UpdateExpression:         aws.String("SET #shown = :shown ADD #version :one"),
+			ConditionExpression:      aws.String("#version = :version"),
+			ExpressionAttributeNames: map[string]string{"#shown": attrShown, "#version": attrVersion},
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":shown": av, ":one": &types.AttributeValueMemberN{Value: "1"},
+				":version": &types.AttributeValueMemberN{Value: fmt.Sprint(inv.Version)},
+			},
+		})
+		var ccf *types.ConditionalCheckFailedException
+		if !errors.As(err, &ccf) {
+			return fail("refresh invitation copy "+inv.ID, err)
+		}
+		if n == attempts {
+			return &domain.Error{Code: domain.ECONFLICT, Detail: "the invitation kept changing while its copy was refreshed", Err: err}
+		}
+		if inv, err = s.Invitation(ctx, inv.ID); err != nil {
+			if domain.ErrorCode(err) == domain.ENOTFOUND {
+				return nil // deleted meanwhile: nothing to refresh
+			}
+			return err
+		}
+	}
+}

@@ -117,7 +117,7 @@ func (s *Store) SaveInvitation(ctx context.Context, inv domain.Invitation, join 
 }
 
 // invitationUpdate sets every field a PATCH may change (and what follows from them: the organization's
-// index key, expiry, updated_at), bumping the version. The id, token, inviter and created_at never change.
+// index key, expiry, updated_at, the copy of what it shows), bumping the version. The id, token, inviter and created_at never change.
 func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	it := toInvitationItem(inv)
 	set := func(u expression.UpdateBuilder, name string, v any) expression.UpdateBuilder {
@@ -140,6 +140,11 @@ func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	u = set(u, "portfolio_ids", it.PortfolioIDs)
 	u = set(u, "expiry_date", it.ExpiryDate)
 	u = set(u, "updated_at", it.UpdatedAt)
+	if it.Shown != nil {
+		u = set(u, attrShown, it.Shown)
+	} else {
+		u = u.Remove(expression.Name(attrShown))
+	}
 	u = u.Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
 	cond := expression.Name("version").Equal(expression.Value(inv.Version))
 	expr, err := expression.NewBuilder().WithUpdate(u).WithCondition(cond).Build()

@@ -61,30 +61,82 @@ func (it portfolioItem) domain() domain.Portfolio {
 }
 
 type invitationItem struct {
-	PK              string   `dynamodbav:"PK"`
-	SK              string   `dynamodbav:"SK"`
-	GSI1PK          string   `dynamodbav:"GSI1PK"`
-	GSI1SK          string   `dynamodbav:"GSI1SK"`
-	GSI2PK          string   `dynamodbav:"GSI2PK"`
-	GSI2SK          string   `dynamodbav:"GSI2SK"`
-	GSI3PK          string   `dynamodbav:"GSI3PK"`
-	GSI3SK          string   `dynamodbav:"GSI3SK"`
-	ID              string   `dynamodbav:"id"`
-	Token           string   `dynamodbav:"token"`
-	OrgID           string   `dynamodbav:"org_id"`
-	InviterMemberID string   `dynamodbav:"inviter_member_id"`
-	InviterUserID   string   `dynamodbav:"inviter_user_id"`
-	Email           string   `dynamodbav:"email"`
-	FirstName       *string  `dynamodbav:"first_name"`
-	LastName        *string  `dynamodbav:"last_name"`
-	Role            int      `dynamodbav:"role"`
-	Status          int      `dynamodbav:"status"`
-	EmailSent       bool     `dynamodbav:"email_sent"`
-	PortfolioIDs    []string `dynamodbav:"portfolio_ids"`
-	ExpiryDate      string   `dynamodbav:"expiry_date"`
-	CreatedAt       string   `dynamodbav:"created_at"`
-	UpdatedAt       string   `dynamodbav:"updated_at"`
-	Version         int64    `dynamodbav:"version"`
+	PK              string     `dynamodbav:"PK"`
+	SK              string     `dynamodbav:"SK"`
+	GSI1PK          string     `dynamodbav:"GSI1PK"`
+	GSI1SK          string     `dynamodbav:"GSI1SK"`
+	GSI2PK          string     `dynamodbav:"GSI2PK"`
+	GSI2SK          string     `dynamodbav:"GSI2SK"`
+	GSI3PK          string     `dynamodbav:"GSI3PK"`
+	GSI3SK          string     `dynamodbav:"GSI3SK"`
+	ID              string     `dynamodbav:"id"`
+	Token           string     `dynamodbav:"token"`
+	OrgID           string     `dynamodbav:"org_id"`
+	InviterMemberID string     `dynamodbav:"inviter_member_id"`
+	InviterUserID   string     `dynamodbav:"inviter_user_id"`
+	Email           string     `dynamodbav:"email"`
+	FirstName       *string    `dynamodbav:"first_name"`
+	LastName        *string    `dynamodbav:"last_name"`
+	Role            int        `dynamodbav:"role"`
+	Status          int        `dynamodbav:"status"`
+	EmailSent       bool       `dynamodbav:"email_sent"`
+	PortfolioIDs    []string   `dynamodbav:"portfolio_ids"`
+	ExpiryDate      string     `dynamodbav:"expiry_date"`
+	CreatedAt       string     `dynamodbav:"created_at"`
+	UpdatedAt       string     `dynamodbav:"updated_at"`
+	Version         int64      `dynamodbav:"version"`
+	Shown           *shownAttr `dynamodbav:"shown,omitempty"`
+}
+
+// attrShown holds the invitation's copy of what it shows (shownAttr).
+const attrShown = "shown"
+
+// shownAttr is domain.InvitationShown as stored on the invitation.
+type shownAttr struct {
+	OrgName    string             `dynamodbav:"org_name"`
+	Inviter    personAttr         `dynamodbav:"inviter"`
+	Portfolios []portfolioRefAttr `dynamodbav:"portfolios"`
+}
+
+type personAttr struct {
+	FirstName *string `dynamodbav:"first_name"`
+	LastName  *string `dynamodbav:"last_name"`
+	Email     string  `dynamodbav:"email"`
+}
+
+type portfolioRefAttr struct {
+	ID   string `dynamodbav:"id"`
+	Name string `dynamodbav:"name"`
+}
+
+func toShownAttr(s *domain.InvitationShown) *shownAttr {
+	if s == nil {
+		return nil
+	}
+	a := &shownAttr{
+		OrgName:    s.OrganizationName,
+		Inviter:    personAttr{FirstName: s.Inviter.FirstName, LastName: s.Inviter.LastName, Email: s.Inviter.Email},
+		Portfolios: make([]portfolioRefAttr, 0, len(s.Portfolios)),
+	}
+	for _, p := range s.Portfolios {
+		a.Portfolios = append(a.Portfolios, portfolioRefAttr{ID: p.ID, Name: p.Name})
+	}
+	return a
+}
+
+func (a *shownAttr) domain() *domain.InvitationShown {
+	if a == nil {
+		return nil
+	}
+	s := &domain.InvitationShown{
+		OrganizationName: a.OrgName,
+		Inviter:          domain.Person{FirstName: a.Inviter.FirstName, LastName: a.Inviter.LastName, Email: a.Inviter.Email},
+		Portfolios:       make([]domain.Portfolio, 0, len(a.Portfolios)),
+	}
+	for _, p := range a.Portfolios {
+		s.Portfolios = append(s.Portfolios, domain.Portfolio{ID: p.ID, Name: p.Name})
+	}
+	return s
 }
 
 func toInvitationItem(inv domain.Invitation) invitationItem {
@@ -103,6 +155,7 @@ func toInvitationItem(inv domain.Invitation) invitationItem {
 		FirstName: inv.FirstName, LastName: inv.LastName, Role: int(inv.Role), Status: int(inv.Status),
 		EmailSent: inv.EmailSent, PortfolioIDs: ids, ExpiryDate: domain.FormatTime(inv.ExpiryDate),
 		CreatedAt: domain.FormatTime(inv.CreatedAt), UpdatedAt: domain.FormatTime(inv.UpdatedAt), Version: inv.Version,
+		Shown: toShownAttr(inv.Shown),
 	}
 }
 
@@ -115,7 +168,7 @@ func decodeInvitation(item map[string]types.AttributeValue) (domain.Invitation, 
 		ID: it.ID, Token: it.Token, OrganizationID: it.OrgID, InviterMemberID: it.InviterMemberID,
 		InviterUserID: it.InviterUserID, Email: it.Email, FirstName: it.FirstName, LastName: it.LastName,
 		Role: domain.Role(it.Role), Status: domain.InvitationStatus(it.Status), EmailSent: it.EmailSent,
-		PortfolioIDs: it.PortfolioIDs, Version: it.Version,
+		PortfolioIDs: it.PortfolioIDs, Version: it.Version, Shown: it.Shown.domain(),
 	}
 	err := parseTimes("decode invitation",
 		timeField{&inv.ExpiryDate, it.ExpiryDate}, timeField{&inv.CreatedAt, it.CreatedAt}, timeField{&inv.UpdatedAt, it.UpdatedAt})
