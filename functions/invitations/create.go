@@ -2,6 +2,7 @@ package invitations
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"time"
 
@@ -53,8 +54,8 @@ func readCreate(r *http.Request) (*createRequest, error) {
 // create serves POST /api/v1/organization-invitations/ (SPEC §10). Administrators of the organization,
 // and staff who are members of it, invite; the inviter is the caller's membership. Round trips: the
 // session with the organization, the portfolios, the email's account and pending claim (and the
-// invitations to the address, from GSI2, in parallel); then the address's membership and those
-// invitations; one transaction; after the e-mail is handed over, one write of email_sent.
+// invitations to the address, whole from GSI4, in parallel); one transaction, which also requires the
+// address's user not to be a member; after the e-mail is handed over, one write of email_sent.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	req, bodyErr := readCreate(r)
 	var q domain.InvitationDraft
@@ -90,7 +91,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			}
 		}
 		now := h.clock.Now()
-		inviter, err := checkCreate(caller, req, draft, now)
+		inviter, err := h.checkCreate(ctx, caller, req, draft, now)
 		if err != nil {
 			return err
 		}
@@ -109,7 +110,11 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		inv.Shown = &shown
-		return h.store.CreateInvitation(ctx, inv, draft.ClaimedBy)
+		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID)
+		if errors.Is(err, domain.ErrAlreadyMember) {
+			return domain.FieldError(fieldEmail, msgMemberExists)
+		}
+		return err
 	})
 	if err != nil {
 		return err
@@ -120,8 +125,10 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 }
 
 // checkCreate applies SPEC §10's rules and returns the inviting membership. To one who may not invite
-// into the organization it does not exist, and nothing about its members or invitations is told.
-func checkCreate(caller domain.User, req *createRequest, draft domain.DraftRead, now time.Time) (domain.Membership, error) {
+// into the organization it does not exist, and nothing about its members or invitations is told. That
+// the address's user is not a member is the write's condition (CreateInvitation); only a request refused
+// for other reasons reads the membership, so that the 400 names every error, the member's first.
+func (h *handler) checkCreate(ctx context.Context, caller domain.User, req *createRequest, draft domain.DraftRead, now time.Time) (domain.Membership, error) {
 	m, member := caller.MembershipOf(req.orgID)
 	if draft.Organization == nil || !member || (m.Role != domain.RoleAdministrator && !caller.Privileged()) {
 		return m, domain.FieldError(fieldOrg, domain.MsgDoesNotExist(req.orgID))
@@ -130,10 +137,18 @@ func checkCreate(caller domain.User, req *createRequest, draft domain.DraftRead,
 	if missing, ok := firstMissing(req.portfolioIDs, draft.Portfolios); ok {
 		errs.Add(fieldPortfolios, domain.MsgDoesNotExist(missing))
 	}
-	switch {
-	case draft.EmailMember:
-		errs.Add(fieldEmail, msgMemberExists)
-	case hasPending(draft.Invitations, now):
+	pending := hasPending(draft.Invitations, now)
+	if (pending || errs.Err() != nil) && draft.EmailUserID != "" {
+		isMember, err := h.store.HasMember(ctx, req.orgID, draft.EmailUserID)
+		if err != nil {
+			return m, err
+		}
+		if isMember {
+			errs.Add(fieldEmail, msgMemberExists)
+			return m, errs.Err()
+		}
+	}
+	if pending {
 		errs.Add(fieldEmail, msgPendingExists)
 	}
 	return m, errs.Err()

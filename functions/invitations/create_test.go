@@ -92,6 +92,8 @@ func TestCreateInvitationRefusals(t *testing.T) {
 	unknown := uuid.NewString()
 	staffMember := w.db.User(t, testkit.NewUser{Staff: true})
 	w.load(t, map[string]any{"members": []any{map[string]any{"id": uuid.NewString(), "organization_id": w.acme.ID, "user_id": staffMember.ID, "role": 0}}})
+	w.invitation(t, spec{email: w.collab.Email}) // a member with a pending invitation (the loader allows it)
+	memberExists := `{"email": ["A member with this email already exists."]}`
 	before := w.invitationCount(t)
 	for _, tc := range []struct {
 		name   string
@@ -113,6 +115,12 @@ func TestCreateInvitationRefusals(t *testing.T) {
 			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID, email, w.mid.ID, w.beta.ID), 400,
 			`{"accessible_portfolio_ids": ["Invalid pk \"` + w.beta.ID + `\" - object does not exist."]}`},
 		{"a list body", w.admin, `[]`, 400, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}`},
+		// The write refuses a member's address; a request refused for another reason names it too.
+		{"a member's address", w.admin, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), 400, memberExists},
+		{"a member's address and a portfolio of another organization", w.admin,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q]}`, w.acme.ID, w.member.Email, w.beta.ID), 400,
+			`{"email": ["A member with this email already exists."], "accessible_portfolio_ids": ["Invalid pk \"` + w.beta.ID + `\" - object does not exist."]}`},
+		{"a member's address with a pending invitation", w.admin, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, upper(w.collab.Email)), 400, memberExists},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.post(t, w.token(t, tc.caller), tc.body).Expect(t, tc.status, tc.want)
@@ -286,11 +294,10 @@ func TestListInvitations(t *testing.T) {
 
 // TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
 // trips: the list 2 for a member (session; the organizations' invitations, whole from GSI3, each with
-// what it shows), 1 once the process has seen the caller's session (the scope is read with the session),
-// and one more when invitations to the caller's address come from the keys-only index; create 3
-// (session with what it checks and, in parallel, the address's invitations; the transaction;
-// email_sent) and 4 when the address has an account or invitations (their membership and items are
-// read in between); delete 2.
+// what it shows), 1 once the process has seen the caller's session (the scope is read with the session);
+// the invitations to the caller's address come whole from GSI4 in the same step; create 3 (session with
+// what it checks and, in parallel, the address's invitations; the transaction, which checks that the
+// address's user is not a member; email_sent); delete 2.
 func TestListCreateDeleteCallBudget(t *testing.T) {
 	w := newWorld(t)
 	w.invitation(t, spec{})
@@ -304,15 +311,19 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 		{"list as a member", "GET", listPath, "", w.member, 200, 2},
 		// The session said the member's scope: the next list reads it with the session.
 		{"list as a member, again", "GET", listPath + "?page_size=5", "", w.member, 200, 1},
-		{"list as the invitee", "GET", listPath, "", w.invitee, 200, 3},
+		{"list as the invitee", "GET", listPath, "", w.invitee, 200, 2},
 		{"list of one organization as staff, first time", "GET", listPath + "?organization=" + w.acme.ID, "", w.staff, 200, 1},
 		{"list of one organization as a member, first time", "GET", listPath + "?organization=" + w.acme.ID, "", w.admin, 200, 1},
-		// Seen before: the address's invitations are read with the session, their items next.
-		{"list of another's organization as the invitee", "GET", listPath + "?organization=" + w.globex.ID, "", w.invitee, 200, 2},
+		// Seen before: the address's invitations are read whole with the session.
+		{"list of another's organization as the invitee", "GET", listPath + "?organization=" + w.globex.ID, "", w.invitee, 200, 1},
 		{"list of nothing, guessed", "GET", listPath + "?organization=" + w.globex.ID, "", w.member, 200, 1},
 		{"create", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]), w.admin, 201, 3},
-		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 4},
+		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 3},
 		{"create refused", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "c@example.com"}`, w.acme.ID), w.member, 400, 1},
+		// The transaction's check refuses a member's address.
+		{"create for a member", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), w.admin, 400, 2},
+		// Refused for a pending invitation: whether the address is a member's is read, to be named first.
+		{"create for an address with an account and a pending invitation", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email), w.admin, 400, 2},
 		{"delete", "DELETE", listPath + doomed + "/", "", w.admin, 204, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

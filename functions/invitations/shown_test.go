@@ -1,14 +1,10 @@
 package invitations_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"testing"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 )
@@ -69,32 +65,4 @@ func TestWhatInvitationsShowFollowsTheLoader(t *testing.T) {
 			t.Errorf("listed\n%s\nwant\n%s", got.JSON(t), want[got.ID].JSON(t))
 		}
 	}
-}
-
-// TestInvitationsWithoutACopyAreShownFromWhatTheyReferTo: an invitation stored before the copies existed
-// reads exactly as one with a copy, at one more round trip, in a GET and in a list.
-func TestInvitationsWithoutACopyAreShownFromWhatTheyReferTo(t *testing.T) {
-	w := newWorld(t)
-	id := w.invitation(t, spec{portfolios: []ref{w.zeta, w.alpha}})
-	_, err := w.db.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-		TableName:        aws.String(w.db.Table),
-		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "INVITATION#" + id}, "SK": &types.AttributeValueMemberS{Value: "INVITATION"}},
-		UpdateExpression: aws.String("REMOVE shown"),
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if inv, err := w.db.Store.Invitation(context.Background(), id); err != nil || inv.Shown != nil {
-		t.Fatalf("invitation still has a copy (%v): %+v", err, inv.Shown)
-	}
-	want := w.before(t, id)
-	tok := w.token(t, w.member)
-	w.db.Calls.Reset()
-	w.db.Calls.SimulateLatency(testkit.BudgetLatency)
-	w.get(t, tok, id).Expect(t, 200, want.JSON(t))
-	if n := w.db.Calls.Sequential(); n != 2 {
-		t.Fatalf("GET: %d sequential DynamoDB calls (%v), want 2", n, w.db.Calls)
-	}
-	resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?organization=" + w.acme.ID, Token: tok})
-	resp.Expect(t, 200, fmt.Sprintf(`{"count": 1, "next": null, "previous": null, "results": [%s]}`, want.JSON(t)))
 }

@@ -36,6 +36,8 @@ var (
 	// ErrStaleCopy: the user changed since its email claim's copy was made (RecordLogin with FromCopy);
 	// login reads the user and writes again.
 	ErrStaleCopy = errors.New("the email claim's copy of the user is stale")
+	// ErrAlreadyMember: the invited address belongs to a member of the organization (CreateInvitation).
+	ErrAlreadyMember = errors.New("the address belongs to a member of the organization")
 	// ErrObjectOwnedElsewhere: the commented object belongs to another organization.
 	ErrObjectOwnedElsewhere = errors.New("object owned by another organization")
 )

@@ -33,13 +33,18 @@ type InvitationStore interface {
 	InvitationPageRefs(ctx context.Context, invs []Invitation) (InvitationRefs, error)
 
 	// SessionAndDraft reads the session of ref with what creating an invitation to q.Email in
-	// q.OrganizationID must check: the organization, the portfolios, whether a user with the email is a
-	// member, and the invitations to the email in that organization. Two round trips at most.
+	// q.OrganizationID must check: the organization, the portfolios, the user holding the email, and the
+	// invitations to the email in that organization. One round trip; two only for invitations the
+	// address's index does not hold whole (saved before it existed, or just created).
 	SessionAndDraft(ctx context.Context, ref TokenRef, q InvitationDraft) (DraftRead, error)
+	// HasMember reports whether the user is a member of the organization.
+	HasMember(ctx context.Context, orgID, userID string) (bool, error)
 	// CreateInvitation stores a new invitation and takes the organization's pending claim on its email,
 	// on the condition that the claim is still as read (claimedBy, "" for none): of two concurrent
-	// creates one wins, the other gets ECONFLICT and reads again.
-	CreateInvitation(ctx context.Context, inv Invitation, claimedBy string) error
+	// creates one wins, the other gets ECONFLICT and reads again. With emailUserID (the user holding the
+	// address) set, the same write requires that user not to be a member of the organization, and
+	// returns ErrAlreadyMember when it is.
+	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string) error
 	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
 	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
 	MarkInvitationSent(ctx context.Context, inv Invitation) error
@@ -72,7 +77,7 @@ type DraftRead struct {
 	Session      Session
 	Organization *Organization        // nil: it does not exist
 	Portfolios   map[string]Portfolio // those of the organization, by id
-	EmailMember  bool                 // a user with the email is a member of the organization
+	EmailUserID  string               // the user holding the email; "" when there is none
 	Invitations  []Invitation         // the invitations to the email in the organization
 	ClaimedBy    string               // the invitation holding the pending claim; "" for none
 }

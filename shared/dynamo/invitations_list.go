@@ -15,9 +15,10 @@ import (
 )
 
 // ListInvitations reads the invitations of scope. An organization's come whole from GSI3 (one Query per
-// organization, all in parallel); the invitee's and, for staff, everyone's come as keys from GSI2 and
-// GSI1, in the same parallel step, and those not already read are then read in one BatchGetItem. So a
-// member's list costs one round trip after the session, an invitee's or the staff's two; never a Scan.
+// organization), the invitee's whole from GSI4, all in parallel; for staff, everyone's come as keys
+// from GSI1 in the same parallel step, and those not already read are then read in one BatchGetItem
+// (so are the invitee's that only GSI2 holds: saved before GSI4 existed). So a member's or an invitee's
+// list costs one round trip after the session, the staff's two; never a Scan.
 func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScope) ([]domain.Invitation, error) {
 	type part struct {
 		invs []domain.Invitation
@@ -33,7 +34,10 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 	}
 	if scope.Email != "" {
 		jobs = append(jobs, func() part {
-			ids, err := s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(scope.Email, zeroTime, "").PK)
+			invs, err := s.inviteeInvitations(ctx, scope.Email)
+			return part{invs: invs, err: err}
+		}, func() part {
+			ids, err := s.legacyInviteeIDs(ctx, scope.Email)
 			return part{ids: ids, err: err}
 		})
 	}
@@ -94,8 +98,24 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 
 // orgInvitations reads every invitation of an organization from GSI3, which projects them whole.
 func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invitation, error) {
+	return s.wholeInvitations(ctx, partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK})
+}
+
+// inviteeInvitations reads every invitation to an address from GSI4, which projects them whole.
+func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.Invitation, error) {
+	return s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI4PK, partition: inviteeIndexKey(email, zeroTime, "").PK})
+}
+
+// legacyInviteeIDs reads the ids of the invitations to an address that still carry its key under GSI2,
+// keys only: those saved before GSI4 existed (their next save moves them; see inviteeIndexKey).
+func (s *Store) legacyInviteeIDs(ctx context.Context, email string) ([]string, error) {
+	return s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(email, zeroTime, "").PK)
+}
+
+// wholeInvitations reads every invitation under one partition of an index that projects them whole.
+func (s *Store) wholeInvitations(ctx context.Context, q partitionQuery) ([]domain.Invitation, error) {
 	var out []domain.Invitation
-	err := s.queryPartition(ctx, partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK}, func(item map[string]types.AttributeValue) error {
+	err := s.queryPartition(ctx, q, func(item map[string]types.AttributeValue) error {
 		inv, err := decodeInvitation(item)
 		out = append(out, inv)
 		return err
@@ -213,9 +233,12 @@ type pendingClaimItem struct {
 	InvitationID string `dynamodbav:"invitation_id"`
 }
 
-// SessionAndDraft reads, with the session, the organization, the portfolios, the email's claim, the
-// pending claim and (in parallel, from GSI2) the invitations to the email; then, in a second call only
-// when there is something to read, the membership of the email's user and those invitations.
+// SessionAndDraft reads, with the session, the organization, the portfolios, the email's claim and the
+// organization's pending claim on it, and (in parallel) the invitations to the email: whole from GSI4,
+// as keys from GSI2 for those saved before GSI4 existed. A second call reads only invitations that no
+// index brought whole: those legacy ones, and the one the pending claim names when GSI4 does not show it
+// yet (the claim is strongly consistent, the index is not). Whether the email's user is a member is left
+// to the write (CreateInvitation) or, when a refusal must name it, to HasMember.
 func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q domain.InvitationDraft) (domain.DraftRead, error) {
 	ok, ek, ck := orgKey(q.OrganizationID), emailKey(q.Email), pendingClaimKey(q.OrganizationID, q.Email)
 	keys := append(sessionKeys(ref), ok, ek, ck)
@@ -223,20 +246,18 @@ func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q doma
 		keys = append(keys, portfolioKey(q.OrganizationID, p))
 	}
 	var (
-		items    map[key]map[string]types.AttributeValue
-		ids      []string
-		errItems error
-		errIDs   error
-		wg       sync.WaitGroup
+		items  map[key]map[string]types.AttributeValue
+		whole  []domain.Invitation
+		legacy []string
+		errs   [3]error
+		wg     sync.WaitGroup
 	)
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		ids, errIDs = s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(q.Email, zeroTime, "").PK)
-	}()
-	items, errItems = s.batchGet(ctx, "read session and invitation draft", keys)
+	wg.Add(2)
+	go func() { defer wg.Done(); whole, errs[1] = s.inviteeInvitations(ctx, q.Email) }()
+	go func() { defer wg.Done(); legacy, errs[2] = s.legacyInviteeIDs(ctx, q.Email) }()
+	items, errs[0] = s.batchGet(ctx, "read session and invitation draft", keys)
 	wg.Wait()
-	if err := errors.Join(errItems, errIDs); err != nil {
+	if err := errors.Join(errs[:]...); err != nil {
 		return domain.DraftRead{}, err
 	}
 	var out domain.DraftRead
@@ -269,51 +290,60 @@ func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q doma
 		}
 		out.ClaimedBy = claim.InvitationID
 	}
-
-	var more []key
-	var mk key
-	if item := items[ek]; item != nil && out.Organization != nil {
+	if item := items[ek]; item != nil {
 		var claim emailItem
 		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
 			return domain.DraftRead{}, fail("decode email claim", err)
 		}
-		mk = memberKey(q.OrganizationID, claim.UserID)
-		more = append(more, mk)
+		out.EmailUserID = claim.UserID
 	}
-	if out.Organization != nil {
-		if out.ClaimedBy != "" {
-			ids = append(ids, out.ClaimedBy) // the claim is strongly consistent; the index may lag
+	if out.Organization == nil {
+		return out, nil // refused whatever the invitations
+	}
+	seen := map[string]bool{}
+	keep := func(inv domain.Invitation) {
+		if inv.OrganizationID == q.OrganizationID && domain.EmailKey(inv.Email) == domain.EmailKey(q.Email) {
+			out.Invitations = append(out.Invitations, inv)
 		}
-		for _, id := range ids {
+	}
+	for _, inv := range whole {
+		seen[inv.ID] = true
+		keep(inv)
+	}
+	var more []key
+	for _, id := range append(legacy, out.ClaimedBy) {
+		if id != "" && !seen[id] {
+			seen[id] = true
 			more = append(more, invitationKey(id))
 		}
 	}
 	if len(more) == 0 {
 		return out, nil
 	}
-	second, err := s.batchGet(ctx, "read invitation draft checks", more)
+	second, err := s.batchGet(ctx, "read invitations to the address", more)
 	if err != nil {
 		return domain.DraftRead{}, err
 	}
-	out.EmailMember = mk != (key{}) && second[mk] != nil
-	for k, item := range second {
-		if k == mk {
-			continue
-		}
+	for _, item := range second {
 		inv, err := decodeInvitation(item)
 		if err != nil {
 			return domain.DraftRead{}, err
 		}
-		if inv.OrganizationID == q.OrganizationID && domain.EmailKey(inv.Email) == domain.EmailKey(q.Email) {
-			out.Invitations = append(out.Invitations, inv)
-		}
+		keep(inv)
 	}
 	return out, nil
 }
 
+// HasMember reads ORG#<org> / MEMBER#<user>, strongly consistent.
+func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, error) {
+	_, ok, err := s.getItem(ctx, "read membership", memberKey(orgID, userID))
+	return ok, err
+}
+
 // CreateInvitation puts the invitation and the organization's pending claim on its address in one
-// TransactWriteItems, the claim conditioned on being as read.
-func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy string) error {
+// TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
+// ConditionCheck that the user has no membership of the organization.
+func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string) error {
 	inv.Version = 1
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
@@ -336,13 +366,23 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 	if err != nil {
 		return fail("build pending claim", err)
 	}
-	err = s.transact(ctx, "create invitation", []types.TransactWriteItem{
+	writes := []types.TransactWriteItem{
 		{Put: &types.Put{Item: item, ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}},
 		{Put: &types.Put{Item: claim, ConditionExpression: asRead.Condition(),
 			ExpressionAttributeNames: asRead.Names(), ExpressionAttributeValues: asRead.Values()}},
-	})
+	}
+	if emailUserID != "" {
+		writes = append(writes, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
+			Key: memberKey(inv.OrganizationID, emailUserID).av(), ConditionExpression: isNew.Condition(),
+			ExpressionAttributeNames: isNew.Names(),
+		}})
+	}
+	err = s.transact(ctx, "create invitation", writes)
 	var c *cancelled
-	if errors.As(err, &c) {
+	switch {
+	case emailUserID != "" && conditionFailed(err, 2):
+		return domain.ErrAlreadyMember
+	case errors.As(err, &c):
 		return &domain.Error{Code: domain.ECONFLICT, Err: err}
 	}
 	return err

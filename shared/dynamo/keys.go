@@ -62,8 +62,9 @@ func allInvitationsIndexKey(created time.Time, invitationID string) key {
 	return key{"INVITATIONS", commentSortKey(created, invitationID)}
 }
 
-// GSI2 key of an invitation: the invitations to one address (the invitee's list, and the check for a
-// pending one before another is created).
+// GSI4 key of an invitation: the invitations to one address, whole (the invitee's list, and the check
+// for a pending one before another is created). Invitations saved before GSI4 existed carry this key
+// under GSI2 (keys only) instead, until their next save moves it.
 func inviteeIndexKey(email string, created time.Time, invitationID string) key {
 	return key{"INVITEE#" + domain.EmailKey(email), commentSortKey(created, invitationID)}
 }

@@ -17,11 +17,14 @@ const (
 	attrGSI2SK = "GSI2SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
+	attrGSI4PK = "GSI4PK"
+	attrGSI4SK = "GSI4SK"
 	attrTTL    = "expires_at_epoch"
 
 	indexGSI1 = "GSI1"
 	indexGSI2 = "GSI2"
 	indexGSI3 = "GSI3"
+	indexGSI4 = "GSI4"
 )
 
 // The comment indexes carry commenter_id so that a page of comments and their commenters can be read
@@ -43,7 +46,7 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 	}
 	include := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: indexProjectedAttributes}
 	attrs := []types.AttributeDefinition{}
-	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK} {
+	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK, attrGSI4PK, attrGSI4SK} {
 		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
 	}
 	return &dynamodb.CreateTableInput{
@@ -57,8 +60,10 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
 			gsi(indexGSI1, attrGSI1PK, attrGSI1SK, include),
 			gsi(indexGSI2, attrGSI2PK, attrGSI2SK, include),
-			// Only invitations have GSI3 keys; whole, so an organization's list needs no item reads.
+			// Only invitations have GSI3 and GSI4 keys; whole, so an organization's list (GSI3) and the
+			// invitations to an address (GSI4) need no item reads.
 			gsi(indexGSI3, attrGSI3PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
+			gsi(indexGSI4, attrGSI4PK, attrGSI4SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
 		},
 	}
 }
