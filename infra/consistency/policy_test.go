@@ -63,6 +63,9 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"GET", "/api/v1/organization-invitations/", staff, "", 200},
 		{"GET", "/api/v1/organization-invitations/?status=0", tokenOf(t, db, "grace@example.com"), "", 200},
 		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "new-hire@example.com"}`, 201},
+		// A member's address: refused by the transaction's ConditionCheck; with another error too, read.
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "edsger@example.com"}`, 400},
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "edsger@example.com", "accessible_portfolio_ids": ["` + unknownID + `"]}`, 400},
 		{"POST", "/api/v1/auth/logout", tokenOf(t, db, "grace@example.com"), "", 204},
 	} {
 		resp := testkit.Do(t, gw, testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body})
