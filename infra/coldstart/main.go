@@ -32,7 +32,7 @@ import (
 type options struct {
 	cold, warm, memory int
 	inittrace, lookups bool
-	flags              string
+	flags, env         string
 }
 
 func main() {
@@ -43,6 +43,7 @@ func main() {
 	flag.BoolVar(&o.inittrace, "inittrace", false, "also run each bootstrap once with GODEBUG=inittrace=1 and show where its init goes")
 	flag.BoolVar(&o.lookups, "lookups", true, "also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
 	flag.StringVar(&o.flags, "flags", "", "go build flags for every bootstrap instead of the Makefile's GOFLAGS_LAMBDA, to compare a variant")
+	flag.StringVar(&o.env, "env", "", "space-separated NAME=value settings added to every bootstrap's environment (e.g. GOGC=200), to compare a variant")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -83,6 +84,11 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	settings, cleanup, err := demoTable(ctx, root, endpoint)
 	if err != nil {
 		return err
+	}
+	for _, kv := range strings.Fields(o.env) {
+		if k, v, ok := strings.Cut(kv, "="); ok {
+			settings[k] = v
+		}
 	}
 	defer cleanup()
 	evs, err := NewEvents(templatePath)
