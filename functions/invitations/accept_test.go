@@ -137,7 +137,8 @@ func TestAcceptingVariants(t *testing.T) {
 }
 
 // TestPatchCallBudget holds PATCH to three sequential DynamoDB calls, authentication included: the
-// session with the invitation, its references, the write. The counts are exact.
+// session with the invitation, its references, the write; two when the change names no organization,
+// portfolio or acceptance (the invitation carries what it shows). The counts are exact.
 func TestPatchCallBudget(t *testing.T) {
 	w := newWorld(t)
 	for _, tc := range []struct {
@@ -149,6 +150,7 @@ func TestPatchCallBudget(t *testing.T) {
 	}{
 		{"acceptance with membership", w.invitee, `{"status": 1}`, 200, 3},
 		{"every field", w.staff, `{"organization_id": "` + w.globex.ID + `", "accessible_portfolio_ids": ["` + w.beta.ID + `"], "email": "x@example.com", "first_name": "a", "last_name": "b", "role": 1, "status": 4}`, 200, 3},
+		{"names, role, email, a status other than accepted", w.admin, `{"first_name": "a", "last_name": null, "role": 2, "email": "y@example.com", "status": 2}`, 200, 2},
 		{"refused field", w.admin, `{"accessible_portfolio_ids": ["` + w.beta.ID + `"]}`, 400, 2},
 		{"forbidden", w.member, `{"status": 1}`, 403, 1},
 		{"hidden", w.outsider, `{"status": 1}`, 404, 1},

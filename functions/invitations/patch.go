@@ -17,7 +17,8 @@ import (
 const maxAttempts = 5
 
 // patch serves PATCH: per attempt the caller's session with the invitation (the session is checked on
-// the first), one read of what the change refers to and one conditional write. When the write loses a
+// the first), one read of what the change refers to (none when it names no organization, portfolio or
+// acceptance) and one conditional write. When the write loses a
 // race the whole change is re-applied to the invitation as it now is, so concurrent PATCHes of different
 // fields both land and a status change that lost answers the 400 of the state the winner left.
 func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
@@ -89,9 +90,13 @@ func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.
 	}
 	now := h.clock.Now()
 	t := req.target(inv, now)
-	refs, err := h.store.InvitationRefs(ctx, t.refsQuery(inv))
-	if err != nil {
-		return change{}, err
+	var refs *domain.InvitationRefs
+	if req.refersAnew(t) || inv.Shown == nil {
+		read, err := h.store.InvitationRefs(ctx, t.refsQuery(inv))
+		if err != nil {
+			return change{}, err
+		}
+		refs = &read
 	}
 	if err := req.validate(caller, t, refs); err != nil {
 		return change{}, err
@@ -141,6 +146,14 @@ func (req *patchRequest) target(inv domain.Invitation, now time.Time) target {
 	return t
 }
 
+// refersAnew reports whether the change names what must be read before it is made: an organization
+// (to check and show), portfolios (to check and show) or an acceptance (the invitee's account). A change
+// of the other fields keeps what the invitation shows of its organization, inviter and portfolios, so it
+// reads nothing more than the invitation.
+func (req *patchRequest) refersAnew(t target) bool {
+	return req.orgID != nil || req.setPortfolios || t.accepting
+}
+
 // refsQuery names everything the change and its response refer to, read in one call: the organizations,
 // the inviter, the portfolios of the (new) organization and, when accepting, the invitee's account.
 func (t target) refsQuery(inv domain.Invitation) domain.InvitationRefsQuery {
@@ -161,10 +174,10 @@ func (t target) refsQuery(inv domain.Invitation) domain.InvitationRefsQuery {
 
 // validate reports every field error at once, as DRF does: the body's format errors, then those found
 // against the stored data.
-func (req *patchRequest) validate(caller domain.User, t target, refs domain.InvitationRefs) error {
+func (req *patchRequest) validate(caller domain.User, t target, refs *domain.InvitationRefs) error {
 	var errs domain.FieldErrors
 	errs.Merge(req.invalid)
-	if req.orgID != nil && !administers(caller, t.orgID, refs) {
+	if req.orgID != nil && !administers(caller, t.orgID, *refs) {
 		errs.Add(fieldOrg, domain.MsgDoesNotExist(t.orgID))
 	}
 	// Portfolios are judged against the organization they would belong to; when that organization is
@@ -190,9 +203,9 @@ func firstMissing[V any](ids []string, known map[string]V) (string, bool) {
 	return "", false
 }
 
-// apply is the validated change: the invitation to store at now, with what it shows of refs and, for an
-// acceptance by an existing user, the membership it gives.
-func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs domain.InvitationRefs, now time.Time) (change, error) {
+// apply is the validated change: the invitation to store at now, with what it shows of refs (nil: what
+// it showed) and, for an acceptance by an existing user, the membership it gives.
+func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs *domain.InvitationRefs, now time.Time) (change, error) {
 	next := inv
 	// A pending invitation past its expiry is stored as expired before the new expiry is computed, so
 	// a save never revives it (SPEC §5).
@@ -220,12 +233,15 @@ func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs
 	next.ExpiryDate = now.Add(h.invitationTTL)
 	next.UpdatedAt = now
 
-	shown, err := next.ShownFrom(refs)
+	c := change{next: next, now: now}
+	if refs == nil {
+		return c, nil
+	}
+	shown, err := next.ShownFrom(*refs)
 	if err != nil {
 		return change{}, err
 	}
-	next.Shown = &shown
-	c := change{next: next, now: now}
+	c.next.Shown = &shown
 	if t.accepting && refs.EmailUserID != "" {
 		c.join = &domain.NewMembership{
 			Member: domain.Member{
