@@ -126,12 +126,12 @@ func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	u := expression.UpdateBuilder{}
 	u = set(u, attrGSI1PK, it.GSI1PK)
 	u = set(u, attrGSI1SK, it.GSI1SK)
+	u = set(u, attrGSI2PK, it.GSI2PK)
+	u = set(u, attrGSI2SK, it.GSI2SK)
 	u = set(u, attrGSI3PK, it.GSI3PK)
 	u = set(u, attrGSI3SK, it.GSI3SK)
 	u = set(u, attrGSI4PK, it.GSI4PK)
 	u = set(u, attrGSI4SK, it.GSI4SK)
-	// The invitee key's former, keys-only home (see inviteeIndexKey).
-	u = u.Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
 	u = set(u, "org_id", it.OrgID)
 	u = set(u, "email", it.Email)
 	u = set(u, "first_name", it.FirstName)

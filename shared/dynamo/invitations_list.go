@@ -2,7 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -10,14 +12,16 @@ import (
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/aws/smithy-go"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
 // ListInvitations reads the invitations of scope. An organization's come whole from GSI3 (one Query per
 // organization), the invitee's whole from GSI4, all in parallel; for staff, everyone's come as keys
 // from GSI1 in the same parallel step, and those not already read are then read in one BatchGetItem
-// (so are the invitee's that only GSI2 holds: saved before GSI4 existed). So a member's or an invitee's
-// list costs one round trip after the session, the staff's two; never a Scan.
+// (so are the invitee's that only GSI2 named: saved before GSI4 existed, or any while GSI4 is being
+// built). So a member's or an invitee's list costs one round trip after the session, the staff's two;
+// never a Scan.
 func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScope) ([]domain.Invitation, error) {
 	type part struct {
 		invs []domain.Invitation
@@ -100,13 +104,30 @@ func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invi
 	return s.wholeInvitations(ctx, partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK})
 }
 
-// inviteeInvitations reads every invitation to an address from GSI4, which projects them whole.
+// inviteeInvitations reads every invitation to an address from GSI4, which projects them whole. While
+// DynamoDB builds GSI4 (CloudFormation starts an added index and goes on with the stack, so the new
+// functions run before it is active) or where it is missing, DynamoDB refuses the Query; the answer is
+// then none, and the caller's GSI2 read of the same address (legacyInviteeIDs) names them all, to be
+// read as items: one round trip more for those minutes, nothing missing.
 func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.Invitation, error) {
-	return s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI4PK, partition: inviteeIndexKey(email, zeroTime, "").PK})
+	invs, err := s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI4PK, partition: inviteeIndexKey(email, zeroTime, "").PK})
+	if indexNotReady(err) {
+		return nil, nil
+	}
+	return invs, err
 }
 
-// legacyInviteeIDs reads the ids of the invitations to an address that still carry its key under GSI2,
-// keys only: those saved before GSI4 existed (their next save moves them; see inviteeIndexKey).
+// indexNotReady reports DynamoDB's refusal to query an index it is still building ("Cannot read from
+// backfilling global secondary index") or that the table does not have.
+func indexNotReady(err error) bool {
+	var apiErr smithy.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" &&
+		strings.Contains(strings.ToLower(apiErr.ErrorMessage()), "index")
+}
+
+// legacyInviteeIDs reads the ids of the invitations to an address from GSI2, keys only: every
+// invitation's address key is there too (see inviteeIndexKey), so those GSI4 did not bring whole (saved
+// before it existed, or all of them while it is built) are named here.
 func (s *Store) legacyInviteeIDs(ctx context.Context, email string) ([]string, error) {
 	return s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(email, zeroTime, "").PK)
 }

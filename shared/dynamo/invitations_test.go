@@ -3,12 +3,17 @@ package dynamo_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // invitationWorld is one organization with a portfolio, an administrator who invited someone, and the
@@ -191,5 +196,52 @@ func TestSaveInvitationWithJoinWritesNothingWhenTheVersionIsStale(t *testing.T) 
 	must(t, err)
 	if len(u.Memberships) != 0 {
 		t.Fatalf("a refused acceptance made a member: %+v", u.Memberships)
+	}
+}
+
+// TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere: CloudFormation starts an added index and goes
+// on with the stack, so the functions that query GSI4 run while DynamoDB still builds it, and DynamoDB
+// refuses the Query. Here the table lacks GSI4 altogether (DynamoDB's other refusal): the invitations to
+// an address are still all found, through their GSI2 keys, whole.
+func TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere(t *testing.T) {
+	ctx := context.Background()
+	db := testkit.NewDB(t)
+	table := "before-gsi4-" + uuid.NewString()
+	def := dynamo.TableDefinition(table)
+	def.GlobalSecondaryIndexes = slices.DeleteFunc(def.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool { return aws.ToString(g.IndexName) == "GSI4" })
+	def.AttributeDefinitions = slices.DeleteFunc(def.AttributeDefinitions, func(a types.AttributeDefinition) bool {
+		return strings.HasPrefix(aws.ToString(a.AttributeName), "GSI4")
+	})
+	if _, err := db.Client.CreateTable(ctx, def); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_, _ = db.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
+	})
+	store := dynamo.New(db.Client, table)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	var want []string
+	for _, org := range []string{uuid.NewString(), uuid.NewString()} {
+		inv := domain.Invitation{
+			ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org, InviterMemberID: uuid.NewString(),
+			InviterUserID: uuid.NewString(), Email: "Bob@example.com", ExpiryDate: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now, Version: 1,
+		}
+		if err := store.PutFixtureInvitation(ctx, inv, 0); err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, inv.ID)
+	}
+	invs, err := store.ListInvitations(ctx, domain.InvitationScope{Email: "bob@EXAMPLE.com"})
+	if err != nil {
+		t.Fatalf("list without GSI4: %v", err)
+	}
+	var got []string
+	for _, inv := range invs {
+		got = append(got, inv.ID)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Fatalf("listed %v, want %v", got, want)
 	}
 }

@@ -65,6 +65,8 @@ type invitationItem struct {
 	SK              string     `dynamodbav:"SK"`
 	GSI1PK          string     `dynamodbav:"GSI1PK"`
 	GSI1SK          string     `dynamodbav:"GSI1SK"`
+	GSI2PK          string     `dynamodbav:"GSI2PK"`
+	GSI2SK          string     `dynamodbav:"GSI2SK"`
 	GSI3PK          string     `dynamodbav:"GSI3PK"`
 	GSI3SK          string     `dynamodbav:"GSI3SK"`
 	GSI4PK          string     `dynamodbav:"GSI4PK"`
@@ -149,8 +151,8 @@ func toInvitationItem(inv domain.Invitation) invitationItem {
 		ids = []string{}
 	}
 	return invitationItem{
-		PK: k.PK, SK: k.SK, GSI1PK: all.PK, GSI1SK: all.SK, GSI3PK: org.PK, GSI3SK: org.SK,
-		GSI4PK: invitee.PK, GSI4SK: invitee.SK, ID: inv.ID, Token: inv.Token, OrgID: inv.OrganizationID,
+		PK: k.PK, SK: k.SK, GSI1PK: all.PK, GSI1SK: all.SK, GSI2PK: invitee.PK, GSI2SK: invitee.SK,
+		GSI3PK: org.PK, GSI3SK: org.SK, GSI4PK: invitee.PK, GSI4SK: invitee.SK, ID: inv.ID, Token: inv.Token, OrgID: inv.OrganizationID,
 		InviterMemberID: inv.InviterMemberID, InviterUserID: inv.InviterUserID, Email: inv.Email,
 		FirstName: inv.FirstName, LastName: inv.LastName, Role: int(inv.Role), Status: int(inv.Status),
 		EmailSent: inv.EmailSent, PortfolioIDs: ids, ExpiryDate: domain.FormatTime(inv.ExpiryDate),
