@@ -130,8 +130,6 @@ func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	u = set(u, attrGSI2SK, it.GSI2SK)
 	u = set(u, attrGSI3PK, it.GSI3PK)
 	u = set(u, attrGSI3SK, it.GSI3SK)
-	u = set(u, attrGSI4PK, it.GSI4PK)
-	u = set(u, attrGSI4SK, it.GSI4SK)
 	u = set(u, "org_id", it.OrgID)
 	u = set(u, "email", it.Email)
 	u = set(u, "first_name", it.FirstName)

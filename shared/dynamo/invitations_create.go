@@ -24,11 +24,10 @@ type pendingClaimItem struct {
 }
 
 // SessionAndDraft reads, with the session, the organization, the portfolios, the email's claim and the
-// organization's pending claim on it, and (in parallel) the invitations to the email: whole from GSI4,
-// as keys from GSI2 for those saved before GSI4 existed. A second call reads only invitations that no
-// index brought whole: those legacy ones, and the one the pending claim names when GSI4 does not show it
-// yet (the claim is strongly consistent, the index is not). Whether the email's user is a member is left
-// to the write (CreateInvitation) or, when a refusal must name it, to HasMember.
+// organization's pending claim on it, and (in parallel) the invitations to the email, whole from GSI4. A
+// second call reads only the invitation the pending claim names when GSI4 does not show it (yet: the
+// claim is strongly consistent, the index is not). Whether the email's user is a member is left to the
+// write (CreateInvitation) or, when a refusal must name it, to HasMember.
 func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q domain.InvitationDraft) (domain.DraftRead, error) {
 	ok, ek, ck := orgKey(q.OrganizationID), emailKey(q.Email), pendingClaimKey(q.OrganizationID, q.Email)
 	keys := append(sessionKeys(ref), ok, ek, ck)
@@ -36,18 +35,17 @@ func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q doma
 		keys = append(keys, portfolioKey(q.OrganizationID, p))
 	}
 	var (
-		items  map[key]map[string]types.AttributeValue
-		whole  []domain.Invitation
-		legacy []string
-		errs   [3]error
-		wg     sync.WaitGroup
+		items    map[key]map[string]types.AttributeValue
+		whole    []domain.Invitation
+		errItems error
+		errWhole error
+		wg       sync.WaitGroup
 	)
-	wg.Add(2)
-	go func() { defer wg.Done(); whole, errs[1] = s.inviteeInvitations(ctx, q.Email) }()
-	go func() { defer wg.Done(); legacy, errs[2] = s.legacyInviteeIDs(ctx, q.Email) }()
-	items, errs[0] = s.batchGet(ctx, "read session and invitation draft", keys)
+	wg.Add(1)
+	go func() { defer wg.Done(); whole, errWhole = s.inviteeInvitations(ctx, q.Email) }()
+	items, errItems = s.batchGet(ctx, "read session and invitation draft", keys)
 	wg.Wait()
-	if err := errors.Join(errs[:]...); err != nil {
+	if err := errors.Join(errItems, errWhole); err != nil {
 		return domain.DraftRead{}, err
 	}
 	var out domain.DraftRead
@@ -100,27 +98,18 @@ func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q doma
 		seen[inv.ID] = true
 		keep(inv)
 	}
-	var more []key
-	for _, id := range append(legacy, out.ClaimedBy) {
-		if id != "" && !seen[id] {
-			seen[id] = true
-			more = append(more, invitationKey(id))
-		}
-	}
-	if len(more) == 0 {
+	if out.ClaimedBy == "" || seen[out.ClaimedBy] {
 		return out, nil
 	}
-	second, err := s.batchGet(ctx, "read invitations to the address", more)
+	claimed, found, err := s.getItem(ctx, "read the claimed invitation", invitationKey(out.ClaimedBy))
+	if err != nil || !found { // gone: it claims nothing
+		return out, err
+	}
+	inv, err := decodeInvitation(claimed)
 	if err != nil {
 		return domain.DraftRead{}, err
 	}
-	for _, item := range second {
-		inv, err := decodeInvitation(item)
-		if err != nil {
-			return domain.DraftRead{}, err
-		}
-		keep(inv)
-	}
+	keep(inv)
 	return out, nil
 }
 

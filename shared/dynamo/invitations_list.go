@@ -18,10 +18,9 @@ import (
 
 // ListInvitations reads the invitations of scope. An organization's come whole from GSI3 (one Query per
 // organization), the invitee's whole from GSI4, all in parallel; for staff, everyone's come as keys
-// from GSI1 in the same parallel step, and those not already read are then read in one BatchGetItem
-// (so are the invitee's that only GSI2 named: saved before GSI4 existed, or any while GSI4 is being
-// built). So a member's or an invitee's list costs one round trip after the session, the staff's two;
-// never a Scan.
+// from GSI1 in the same parallel step, and those not already read are then read in one BatchGetItem.
+// So a member's or an invitee's list costs one round trip after the session, the staff's two; never a
+// Scan.
 func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScope) ([]domain.Invitation, error) {
 	type part struct {
 		invs []domain.Invitation
@@ -39,9 +38,6 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 		jobs = append(jobs, func() part {
 			invs, err := s.inviteeInvitations(ctx, scope.Email)
 			return part{invs: invs, err: err}
-		}, func() part {
-			ids, err := s.legacyInviteeIDs(ctx, scope.Email)
-			return part{ids: ids, err: err}
 		})
 	}
 	if scope.All {
@@ -106,15 +102,37 @@ func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invi
 
 // inviteeInvitations reads every invitation to an address from GSI4, which projects them whole. While
 // DynamoDB builds GSI4 (CloudFormation starts an added index and goes on with the stack, so the new
-// functions run before it is active) or where it is missing, DynamoDB refuses the Query; the answer is
-// then none, and the caller's GSI2 read of the same address (legacyInviteeIDs) names them all, to be
-// read as items: one round trip more for those minutes, nothing missing.
+// functions run before it is active), or where a table lacks it, DynamoDB refuses the Query; they are
+// then read the way they were before GSI4, as keys from GSI2 and then as items: two round trips more
+// for those minutes, nothing missing.
 func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.Invitation, error) {
-	invs, err := s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI4PK, partition: inviteeIndexKey(email, zeroTime, "").PK})
-	if indexNotReady(err) {
-		return nil, nil
+	partition := inviteeIndexKey(email, zeroTime, "").PK
+	invs, err := s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI2PK, partition: partition})
+	if !indexNotReady(err) {
+		return invs, err
 	}
-	return invs, err
+	ids, err := s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, partition)
+	if err != nil || len(ids) == 0 {
+		return nil, err
+	}
+	keys := make([]key, 0, len(ids))
+	for _, id := range ids {
+		keys = append(keys, invitationKey(id))
+	}
+	items, err := s.batchRead(ctx, "read invitations to an address", keys, readOptions{eventual: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, k := range keys {
+		if item := items[k]; item != nil {
+			inv, err := decodeInvitation(item)
+			if err != nil {
+				return nil, err
+			}
+			invs = append(invs, inv)
+		}
+	}
+	return invs, nil
 }
 
 // indexNotReady reports DynamoDB's refusal to query an index it is still building ("Cannot read from
@@ -123,13 +141,6 @@ func indexNotReady(err error) bool {
 	var apiErr smithy.APIError
 	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" &&
 		strings.Contains(strings.ToLower(apiErr.ErrorMessage()), "index")
-}
-
-// legacyInviteeIDs reads the ids of the invitations to an address from GSI2, keys only: every
-// invitation's address key is there too (see inviteeIndexKey), so those GSI4 did not bring whole (saved
-// before it existed, or all of them while it is built) are named here.
-func (s *Store) legacyInviteeIDs(ctx context.Context, email string) ([]string, error) {
-	return s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, inviteeIndexKey(email, zeroTime, "").PK)
 }
 
 // wholeInvitations reads every invitation under one partition of an index that projects them whole.

@@ -69,8 +69,6 @@ type invitationItem struct {
 	GSI2SK          string     `dynamodbav:"GSI2SK"`
 	GSI3PK          string     `dynamodbav:"GSI3PK"`
 	GSI3SK          string     `dynamodbav:"GSI3SK"`
-	GSI4PK          string     `dynamodbav:"GSI4PK"`
-	GSI4SK          string     `dynamodbav:"GSI4SK"`
 	ID              string     `dynamodbav:"id"`
 	Token           string     `dynamodbav:"token"`
 	OrgID           string     `dynamodbav:"org_id"`
@@ -152,7 +150,7 @@ func toInvitationItem(inv domain.Invitation) invitationItem {
 	}
 	return invitationItem{
 		PK: k.PK, SK: k.SK, GSI1PK: all.PK, GSI1SK: all.SK, GSI2PK: invitee.PK, GSI2SK: invitee.SK,
-		GSI3PK: org.PK, GSI3SK: org.SK, GSI4PK: invitee.PK, GSI4SK: invitee.SK, ID: inv.ID, Token: inv.Token, OrgID: inv.OrganizationID,
+		GSI3PK: org.PK, GSI3SK: org.SK, ID: inv.ID, Token: inv.Token, OrgID: inv.OrganizationID,
 		InviterMemberID: inv.InviterMemberID, InviterUserID: inv.InviterUserID, Email: inv.Email,
 		FirstName: inv.FirstName, LastName: inv.LastName, Role: int(inv.Role), Status: int(inv.Status),
 		EmailSent: inv.EmailSent, PortfolioIDs: ids, ExpiryDate: domain.FormatTime(inv.ExpiryDate),

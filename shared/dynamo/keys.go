@@ -62,11 +62,9 @@ func allInvitationsIndexKey(created time.Time, invitationID string) key {
 	return key{"INVITATIONS", commentSortKey(created, invitationID)}
 }
 
-// GSI4 key of an invitation: the invitations to one address, whole (the invitee's list, and the check
-// for a pending one before another is created). Every invitation also carries it under GSI2 (keys
-// only), where it lived before GSI4: invitations saved before GSI4 existed are found there, and so is
-// every invitation while DynamoDB is still building GSI4 after the deploy that adds it (see
-// inviteeInvitations). A release after every invitation has been saved with GSI4 keys can drop it.
+// GSI2 key of an invitation: the invitations to one address (the invitee's list, and the check for a
+// pending one before another is created). GSI2 holds its entries keys only; GSI4, keyed by this
+// partition and the invitation's GSI3 sort key, holds the same invitations whole.
 func inviteeIndexKey(email string, created time.Time, invitationID string) key {
 	return key{"INVITEE#" + domain.EmailKey(email), commentSortKey(created, invitationID)}
 }
