@@ -53,8 +53,9 @@ func readListFilters(q url.Values) (listFilters, error) {
 
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
-// the caller's organizations, whole from GSI3, each with what it shows (with the invitee's and, for
-// staff, everyone's from keys-only indexes, whose items then take one more). Where the scope can be
+// the caller's organizations, whole from GSI3, each with what it shows, and those to the caller's
+// address, whole from GSI4 (for staff, everyone's from a keys-only index, whose items then take one
+// more). Where the scope can be
 // known before the session is read (a list of one organization, or a caller this process has seen: see
 // readers), its read goes out with the session: one round trip. Only invitations stored before the
 // copies of what they show existed cost a read of what they refer to.

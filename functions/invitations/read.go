@@ -62,8 +62,8 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// fillShown gives each of invs without a copy of what it shows (written before the copies, or by the
-// loader before it refreshed them) the copy made from one read of what they refer to.
+// fillShown gives each of invs without a copy of what it shows (stored before the copies existed) the
+// copy made from one read of what they refer to.
 func (h *handler) fillShown(ctx context.Context, invs []*domain.Invitation) error {
 	var bare []domain.Invitation
 	for _, inv := range invs {
