@@ -307,8 +307,16 @@ func (s *Store) RefreshInvitationCopies(ctx context.Context, orgIDs []string) er
 		if err != nil {
 			return err
 		}
+		if len(invs) == 0 {
+			continue
+		}
+		// What the organization's invitations refer to, read together (batches of 100 keys, in parallel).
+		refs, err := s.InvitationPageRefs(ctx, invs)
+		if err != nil {
+			return err
+		}
 		for _, inv := range invs {
-			if err := s.refreshInvitationCopy(ctx, inv); err != nil {
+			if err := s.refreshInvitationCopy(ctx, inv, refs); err != nil {
 				return err
 			}
 		}
@@ -316,13 +324,11 @@ func (s *Store) RefreshInvitationCopies(ctx context.Context, orgIDs []string) er
 	return nil
 }
 
-func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation) error {
+// refreshInvitationCopy writes inv's copy from refs when it differs; an invitation that changed since
+// it was read is read again, with what it now refers to.
+func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation, refs domain.InvitationRefs) error {
 	const attempts = 5
 	for n := 1; ; n++ {
-		refs, err := s.InvitationPageRefs(ctx, []domain.Invitation{inv})
-		if err != nil {
-			return err
-		}
 		shown, err := inv.ShownFrom(refs)
 		if err != nil || inv.Shown.Equal(&shown) {
 			return nil // nothing to copy from (a read reports the fault), or nothing to change
@@ -353,6 +359,9 @@ func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation
 			if domain.ErrorCode(err) == domain.ENOTFOUND {
 				return nil // deleted meanwhile: nothing to refresh
 			}
+			return err
+		}
+		if refs, err = s.InvitationPageRefs(ctx, []domain.Invitation{inv}); err != nil {
 			return err
 		}
 	}
