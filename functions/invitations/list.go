@@ -108,11 +108,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	shown = shown[page.Offset() : page.Offset()+page.Len()]
-	onPage := make([]*domain.Invitation, len(shown))
-	for i := range shown {
-		onPage[i] = &shown[i]
-	}
-	if err := h.fillShown(ctx, onPage); err != nil {
+	if err := h.fillShown(ctx, shown); err != nil {
 		return err
 	}
 	results := make([]invitationResponse, 0, len(shown))

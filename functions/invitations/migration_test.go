@@ -3,9 +3,7 @@ package invitations_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
-	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
@@ -17,26 +15,20 @@ import (
 // Invitations stored before a change of their item's shape, or read before the table has the index a
 // change added: each still reads and lists as usual, at the price of more round trips.
 
-// rewrite changes a stored invitation's item as an older version of the service left it.
-func (w *world) rewrite(t *testing.T, id, update string, values map[string]types.AttributeValue) {
-	t.Helper()
-	_, err := w.db.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-		TableName:                 aws.String(w.db.Table),
-		Key:                       map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "INVITATION#" + id}, "SK": &types.AttributeValueMemberS{Value: "INVITATION"}},
-		UpdateExpression:          aws.String(update),
-		ExpressionAttributeValues: values,
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestInvitationsWithoutACopyAreShownFromWhatTheyReferTo: an invitation stored before the copies existed
 // reads exactly as one with a copy, at one more round trip, in a GET and in a list.
 func TestInvitationsWithoutACopyAreShownFromWhatTheyReferTo(t *testing.T) {
 	w := newWorld(t)
 	id := w.invitation(t, spec{portfolios: []ref{w.zeta, w.alpha}})
-	w.rewrite(t, id, "REMOVE shown", nil)
+	// As the service stored it before the copies.
+	_, err := w.db.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName:        aws.String(w.db.Table),
+		Key:              map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "INVITATION#" + id}, "SK": &types.AttributeValueMemberS{Value: "INVITATION"}},
+		UpdateExpression: aws.String("REMOVE shown"),
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
 	if inv, err := w.db.Store.Invitation(context.Background(), id); err != nil || inv.Shown != nil {
 		t.Fatalf("invitation still has a copy (%v): %+v", err, inv.Shown)
 	}
@@ -60,21 +52,7 @@ func TestInvitationsToAnAddressWhileGSI4IsBuilt(t *testing.T) {
 	w := newWorld(t)
 	id := w.invitation(t, spec{org: w.globex})
 	inv := w.before(t, id)
-	ctx := context.Background()
-	if _, err := w.db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(w.db.Table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String("GSI4")}}}}); err != nil {
-		t.Fatal(err)
-	}
-	for {
-		out, err := w.db.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(w.db.Table)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == "GSI4" }) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	w.db.DropIndex(t, "GSI4")
 	tok := w.token(t, w.invitee)
 	w.db.Calls.Reset()
 	w.db.Calls.SimulateLatency(testkit.BudgetLatency)

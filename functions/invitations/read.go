@@ -55,20 +55,21 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if inv == nil || !rightsOn(caller, *inv).read {
 		return domain.NotFound()
 	}
-	if err := h.fillShown(r.Context(), []*domain.Invitation{inv}); err != nil {
+	one := []domain.Invitation{*inv}
+	if err := h.fillShown(r.Context(), one); err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, newInvitationResponse(*inv, h.clock.Now()))
+	httpapi.WriteJSON(w, http.StatusOK, newInvitationResponse(one[0], h.clock.Now()))
 	return nil
 }
 
-// fillShown gives each of invs without a copy of what it shows (stored before the copies existed) the
-// copy made from one read of what they refer to.
-func (h *handler) fillShown(ctx context.Context, invs []*domain.Invitation) error {
+// fillShown gives each of invs (in place) without a copy of what it shows (stored before the copies
+// existed) the copy made from one read of what they refer to.
+func (h *handler) fillShown(ctx context.Context, invs []domain.Invitation) error {
 	var bare []domain.Invitation
 	for _, inv := range invs {
 		if inv.Shown == nil {
-			bare = append(bare, *inv)
+			bare = append(bare, inv)
 		}
 	}
 	if len(bare) == 0 {
@@ -78,8 +79,8 @@ func (h *handler) fillShown(ctx context.Context, invs []*domain.Invitation) erro
 	if err != nil {
 		return err
 	}
-	for _, inv := range invs {
-		if inv.Shown == nil {
+	for i := range invs {
+		if inv := &invs[i]; inv.Shown == nil {
 			shown, err := inv.ShownFrom(refs)
 			if err != nil {
 				return err

@@ -1,18 +1,15 @@
 package consistency_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
@@ -90,7 +87,7 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 
 	// The deploy that adds GSI4: until DynamoDB has built it, the invitations to an address are found
 	// through GSI2 (shared/dynamo's inviteeInvitations), which InvitationsFunction must then be allowed.
-	dropIndex(t, db, "GSI4")
+	db.DropIndex(t, "GSI4")
 	if resp := testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: alan}); resp.Status != 200 {
 		t.Fatalf("invitation list without GSI4: %d %s", resp.Status, resp.Body)
 	}
@@ -339,25 +336,4 @@ func tokenOf(t *testing.T, db *testkit.DB, email string) string {
 		t.Fatal(err)
 	}
 	return db.Token(t, u, time.Hour)
-}
-
-// dropIndex deletes a global secondary index of db's table and waits until it is gone.
-func dropIndex(t *testing.T, db *testkit.DB, index string) {
-	t.Helper()
-	ctx := context.Background()
-	_, err := db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(db.Table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
-	if err != nil {
-		t.Fatalf("drop %s: %v", index, err)
-	}
-	for {
-		out, err := db.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.Table)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
 }

@@ -339,35 +339,19 @@ func positiveInt(s string) bool {
 	return err == nil && n > 0 && strconv.Itoa(n) == s
 }
 
-// scanRaw reads every item of the table, strongly consistent, past the proxy. It is the test's own
-// look at the table, not a request under test, so a read that fails for a transient reason is made
-// again: once a CI run saw DynamoDB Local's connections close under a Scan three attempts in a row
-// ("use of closed network connection", aws-sdk-go-v2#2737), within a third of a second.
+// scanRaw reads every item of the table, strongly consistent, past the proxy.
 func scanRaw(t *testing.T, db *testkit.DB) []map[string]types.AttributeValue {
 	t.Helper()
-	var err error
-	for try := 0; try < 5; try++ {
-		var items []map[string]types.AttributeValue
-		if items, err = scanOnce(db); err == nil {
-			return items
-		}
-		time.Sleep(250 * time.Millisecond)
-	}
-	t.Fatalf("scan %s: %v", db.Table, err)
-	return nil
-}
-
-func scanOnce(db *testkit.DB) ([]map[string]types.AttributeValue, error) {
 	var items []map[string]types.AttributeValue
 	p := dynamodb.NewScanPaginator(db.Client, &dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
 		if err != nil {
-			return nil, err
+			t.Fatalf("scan %s: %v", db.Table, err)
 		}
 		items = append(items, page.Items...)
 	}
-	return items, nil
+	return items
 }
 
 // scan reads every item of the table keyed by its primary key, as Go values that compare with DeepEqual.

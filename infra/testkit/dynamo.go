@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"reflect"
+	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -16,6 +17,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/aws/smithy-go/middleware"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -186,3 +188,26 @@ func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
 // BudgetLatency is the round trip budget tests simulate (Calls.SimulateLatency): far above goroutine
 // scheduling delays on a loaded 2-core machine, far below what makes tests slow.
 const BudgetLatency = 20 * time.Millisecond
+
+// DropIndex deletes a global secondary index of the table and waits until it is gone: how a test sees
+// the functions run against a table whose index DynamoDB has not built yet (CloudFormation starts an
+// added index and goes on with the stack).
+func (db *DB) DropIndex(tb testing.TB, index string) {
+	tb.Helper()
+	ctx := context.Background()
+	_, err := db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(db.Table),
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
+	if err != nil {
+		tb.Fatalf("drop index %s: %v", index, err)
+	}
+	for {
+		out, err := db.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.Table)})
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
+			return
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}

@@ -34,8 +34,8 @@ type InvitationStore interface {
 
 	// SessionAndDraft reads the session of ref with what creating an invitation to q.Email in
 	// q.OrganizationID must check: the organization, the portfolios, the user holding the email, and the
-	// invitations to the email in that organization. One round trip; two only for invitations the
-	// address's index does not hold whole (saved before it existed, or just created).
+	// invitations to the email in that organization. One round trip; two only when the pending claim
+	// names an invitation the address's index does not show (just created, or moved).
 	SessionAndDraft(ctx context.Context, ref TokenRef, q InvitationDraft) (DraftRead, error)
 	// HasMember reports whether the user is a member of the organization.
 	HasMember(ctx context.Context, orgID, userID string) (bool, error)

@@ -187,7 +187,7 @@ func updateItem(k key, upd expression.UpdateBuilder, cond *expression.ConditionB
 	}
 	expr, err := b.Build()
 	if err != nil {
-		return types.TransactWriteItem{}, fail("build comment update", err)
+		return types.TransactWriteItem{}, fail("build update expression", err)
 	}
 	update := &types.Update{
 		Key:                       k.av(),

@@ -9,6 +9,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -333,24 +334,16 @@ func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation
 		if err != nil || inv.Shown.Equal(&shown) {
 			return nil // nothing to copy from (a read reports the fault), or nothing to change
 		}
-		av, err := attributevalue.Marshal(toShownAttr(&shown))
+		upd := expression.Set(expression.Name(attrShown), expression.Value(toShownAttr(&shown))).
+			Add(expression.Name(attrVersion), expression.Value(1))
+		cond := expression.Name(attrVersion).Equal(expression.Value(inv.Version))
+		item, err := updateItem(invitationKey(inv.ID), upd, &cond)
 		if err != nil {
-			return fail("encode invitation copy", err)
+			return err
 		}
-		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName:                aws.String(s.table),
-			Key:                      invitationKey(inv.ID).av(),
-			UpdateExpression:         aws.String("SET #shown = :shown ADD #version :one"),
-			ConditionExpression:      aws.String("#version = :version"),
-			ExpressionAttributeNames: map[string]string{"#shown": attrShown, "#version": attrVersion},
-			ExpressionAttributeValues: map[string]types.AttributeValue{
-				":shown": av, ":one": &types.AttributeValueMemberN{Value: "1"},
-				":version": &types.AttributeValueMemberN{Value: fmt.Sprint(inv.Version)},
-			},
-		})
-		var ccf *types.ConditionalCheckFailedException
-		if !errors.As(err, &ccf) {
-			return fail("refresh invitation copy "+inv.ID, err)
+		err = s.transact(ctx, "refresh invitation copy "+inv.ID, []types.TransactWriteItem{item})
+		if !conditionFailed(err, 0) {
+			return err
 		}
 		if n == attempts {
 			return &domain.Error{Code: domain.ECONFLICT, Detail: "the invitation kept changing while its copy was refreshed", Err: err}

@@ -56,7 +56,7 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 
 	seen := map[string]bool{}
 	var out []domain.Invitation
-	var missing []key
+	var missing []string
 	for _, p := range parts {
 		if p.err != nil {
 			return nil, p.err
@@ -72,19 +72,31 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 		for _, id := range p.ids {
 			if !seen[id] {
 				seen[id] = true
-				missing = append(missing, invitationKey(id))
+				missing = append(missing, id)
 			}
 		}
 	}
-	if len(missing) == 0 {
-		return out, nil
+	more, err := s.indexedInvitations(ctx, "read listed invitations", missing)
+	return append(out, more...), err
+}
+
+// indexedInvitations reads the invitations a keys-only index named, eventually consistent like the
+// index; one gone since the index said so is left out.
+func (s *Store) indexedInvitations(ctx context.Context, step string, ids []string) ([]domain.Invitation, error) {
+	if len(ids) == 0 {
+		return nil, nil
 	}
-	items, err := s.batchRead(ctx, "read listed invitations", missing, readOptions{eventual: true})
+	keys := make([]key, 0, len(ids))
+	for _, id := range ids {
+		keys = append(keys, invitationKey(id))
+	}
+	items, err := s.batchRead(ctx, step, keys, readOptions{eventual: true})
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range missing {
-		if item := items[k]; item != nil { // gone since the index said so: not listed
+	var out []domain.Invitation
+	for _, k := range keys {
+		if item := items[k]; item != nil {
 			inv, err := decodeInvitation(item)
 			if err != nil {
 				return nil, err
@@ -112,27 +124,10 @@ func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.
 		return invs, err
 	}
 	ids, err := s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, partition)
-	if err != nil || len(ids) == 0 {
-		return nil, err
-	}
-	keys := make([]key, 0, len(ids))
-	for _, id := range ids {
-		keys = append(keys, invitationKey(id))
-	}
-	items, err := s.batchRead(ctx, "read invitations to an address", keys, readOptions{eventual: true})
 	if err != nil {
 		return nil, err
 	}
-	for _, k := range keys {
-		if item := items[k]; item != nil {
-			inv, err := decodeInvitation(item)
-			if err != nil {
-				return nil, err
-			}
-			invs = append(invs, inv)
-		}
-	}
-	return invs, nil
+	return s.indexedInvitations(ctx, "read invitations to an address", ids)
 }
 
 // indexNotReady reports DynamoDB's refusal to query an index it is still building ("Cannot read from

@@ -3,17 +3,12 @@ package dynamo_test
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // invitationWorld is one organization with a portfolio, an administrator who invited someone, and the
@@ -206,19 +201,8 @@ func TestSaveInvitationWithJoinWritesNothingWhenTheVersionIsStale(t *testing.T) 
 func TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
-	table := "before-gsi4-" + uuid.NewString()
-	def := dynamo.TableDefinition(table)
-	def.GlobalSecondaryIndexes = slices.DeleteFunc(def.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool { return aws.ToString(g.IndexName) == "GSI4" })
-	def.AttributeDefinitions = slices.DeleteFunc(def.AttributeDefinitions, func(a types.AttributeDefinition) bool {
-		return strings.HasPrefix(aws.ToString(a.AttributeName), "GSI4")
-	})
-	if _, err := db.Client.CreateTable(ctx, def); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = db.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
-	})
-	store := dynamo.New(db.Client, table)
+	db.DropIndex(t, "GSI4")
+	store := db.Store
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	var want []string
 	for _, org := range []string{uuid.NewString(), uuid.NewString()} {
