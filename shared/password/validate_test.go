@@ -1,7 +1,13 @@
 package password
 
 import (
+	"bufio"
+	"bytes"
+	"compress/gzip"
+	"flag"
+	"os"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -117,21 +123,67 @@ func TestPyStrip(t *testing.T) {
 	}
 }
 
-// TestCommonPasswordList checks that the embedded list loads completely:
-// Django's file has 20,000 lines, 19,729 distinct once stripped (counted
-// with python3: len({x.strip() for x in gzip.open(path, "rt")})).
-func TestCommonPasswordList(t *testing.T) {
-	set := commonPasswords()
-	if got, want := len(set), 19729; got != want {
-		t.Errorf("common password list has %d entries, want %d", got, want)
+var updateCommon = flag.Bool("update-common-passwords", false, "rewrite common-passwords.txt from common-passwords.txt.gz")
+
+// TestCommonPasswordsAreDjangos derives the embedded list from Django's file
+// as CommonPasswordValidator reads it ({x.strip() for x in f}) and checks that
+// common-passwords.txt is exactly that set, sorted: Django's file has 20,000
+// lines, 19,729 distinct once stripped (counted with python3:
+// len({x.strip() for x in gzip.open(path, "rt")})). With
+// -update-common-passwords it rewrites the file instead.
+func TestCommonPasswordsAreDjangos(t *testing.T) {
+	gz, err := os.ReadFile("common-passwords.txt.gz")
+	if err != nil {
+		t.Fatal(err)
 	}
-	for _, pw := range []string{"password", "123456", "qwerty", "iloveyou", "fallen_angel"} {
-		if _, ok := set[pw]; !ok {
-			t.Errorf("common password list lacks %q", pw)
+	zr, err := gzip.NewReader(bytes.NewReader(gz))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []string
+	sc := bufio.NewScanner(zr)
+	for sc.Scan() {
+		lines = append(lines, pyStrip(sc.Text()))
+	}
+	if err := sc.Err(); err != nil {
+		t.Fatal(err)
+	}
+	if len(lines) != 20000 {
+		t.Fatalf("Django's file has %d lines, want 20000", len(lines))
+	}
+	slices.Sort(lines)
+	lines = slices.Compact(lines)
+	if len(lines) != 19729 {
+		t.Fatalf("%d distinct entries, want 19729", len(lines))
+	}
+	want := strings.Join(lines, "\n") + "\n"
+	if *updateCommon {
+		if err := os.WriteFile("common-passwords.txt", []byte(want), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if commonPasswords != want {
+		t.Fatal("common-passwords.txt is not Django's list sorted; run go test ./shared/password -run TestCommonPasswordsAreDjangos -update-common-passwords")
+	}
+	for _, pw := range lines {
+		if !hasLine(commonPasswords, pw) {
+			t.Fatalf("hasLine misses %q", pw)
 		}
 	}
-	if _, ok := set[""]; ok {
-		t.Error("common password list contains the empty string")
+}
+
+// TestHasLine bisects small lists for every entry, and for words that sort
+// before, between and after them.
+func TestHasLine(t *testing.T) {
+	for _, list := range []string{"", "b\n", "b\nd\n", "b\nd\nf\n", "b\ndd\nf\nhhhh\nj\n", "b\nd"} {
+		entries := strings.Split(strings.TrimSuffix(list, "\n"), "\n")
+		for _, w := range []string{"", "a", "b", "c", "d", "dd", "e", "f", "g", "hhhh", "hh", "j", "k", "b\nd"} {
+			want := list != "" && slices.Contains(entries, w)
+			if got := hasLine(list, w); got != want {
+				t.Errorf("hasLine(%q, %q) = %v, want %v", list, w, got, want)
+			}
+		}
 	}
 }
 
