@@ -97,7 +97,7 @@ func TestNonWordSplit(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.value, func(t *testing.T) {
-			if got := nonWord.Split(tt.value, -1); !slices.Equal(got, tt.want) {
+			if got := nonWord().Split(tt.value, -1); !slices.Equal(got, tt.want) {
 				t.Errorf("split(%q) = %q, want %q", tt.value, got, tt.want)
 			}
 		})
@@ -185,6 +185,23 @@ func TestHasLine(t *testing.T) {
 			}
 		}
 	}
+}
+
+// FuzzHasLine holds the bisection of the embedded list to a set lookup: for
+// any word, hasLine answers what membership in Django's set answers.
+func FuzzHasLine(f *testing.F) {
+	set := map[string]bool{}
+	for _, w := range strings.Split(strings.TrimSuffix(commonPasswords, "\n"), "\n") {
+		set[w] = true
+	}
+	for _, w := range []string{"", "!", "password", "passwor", "password1", "zzzzzz", "~", "\n", "a\nb", "fallen_angel", "\xff"} {
+		f.Add(w)
+	}
+	f.Fuzz(func(t *testing.T, w string) {
+		if got := hasLine(commonPasswords, w); got != set[w] {
+			t.Fatalf("hasLine(%q) = %v, the set says %v", w, got, set[w])
+		}
+	})
 }
 
 // TestExceedsMaximumLengthRatio pins Django's shortcut at its boundaries.
