@@ -77,6 +77,25 @@ func BenchmarkOperations(b *testing.B) {
 		fmt.Printf("login p50 / argon2id p50 = %.2f (target ≤ 1.20)\n", float64(hashed[1].stats.Percentile(50))/float64(hash))
 	}
 	fmt.Printf("targets met: %d of %d\n", met, targets)
+	// What the targets cannot separate: DynamoDB Local answers a BatchGetItem, Query, UpdateItem or
+	// TransactWriteItems in 2-7 raw GetItems (the breakdown), so an operation whose round trips are
+	// those misses "round trips × GetItem + 1 ms" even when its own work is nothing. Its own time is.
+	ownMet, worst := 0, bench.Row{}
+	for _, r := range rows {
+		if r.Target == 0 {
+			continue
+		}
+		if r.Overhead() <= time.Millisecond {
+			ownMet++
+		}
+		if worst.Stats == nil || r.Overhead() > worst.Overhead() {
+			worst = r
+		}
+	}
+	if worst.Stats != nil {
+		fmt.Printf("own time p50 (the request minus its waits for DynamoDB, and minus the hash for login and user creation) within 1 ms: %d of %d; the most: %s, %.2f ms\n",
+			ownMet, targets, worst.Name, float64(worst.Overhead())/float64(time.Millisecond))
+	}
 	fmt.Printf("RCU, WCU: request units per request as AWS bills them (bench.Billed); $/million requests at us-east-1 on-demand $%.3f per million reads, $%.3f per million writes\n\n",
 		bench.DollarsPerMillionReadUnits, bench.DollarsPerMillionWriteUnits)
 }
@@ -111,8 +130,8 @@ func hashRows(ops []*operation, getItemOp *operation) []bench.Row {
 	base, login, create := ops[0], ops[1], ops[2]
 	rows := []bench.Row{
 		{Name: base.name, Stats: &base.stats, Allocs: base.allocs},
-		{Name: login.name, Stats: &login.stats, Allocs: login.allocs, Target: hash * 6 / 5, Rule: "1.2 × hash"},
-		{Name: create.name, Stats: &create.stats, Allocs: create.allocs},
+		{Name: login.name, Stats: &login.stats, Allocs: login.allocs, Target: hash * 6 / 5, Rule: "1.2 × hash", Work: hash},
+		{Name: create.name, Stats: &create.stats, Allocs: create.allocs, Work: hash},
 	}
 	if getItem > 0 {
 		rt := create.stats.RoundTrips()

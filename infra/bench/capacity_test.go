@@ -133,3 +133,20 @@ func TestStats(t *testing.T) {
 		t.Errorf("percentile of one sample")
 	}
 }
+
+// TestOwnTime: a request's own time is what it took apart from its waits for DynamoDB, parallel calls
+// counted once; a row's overhead is that beyond the work its target allows.
+func TestOwnTime(t *testing.T) {
+	t0 := time.Unix(0, 0)
+	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	var s Stats
+	// 10 ms: two parallel calls over 1-4 ms and 2-5 ms (4 ms of waiting), then one over 6-8 ms.
+	s.Add(10*time.Millisecond, []Call{{Op: "BatchGetItem", Start: at(1), End: at(4)}, {Op: "Query", Start: at(2), End: at(5)}, {Op: "UpdateItem", Start: at(6), End: at(8)}})
+	if got, want := s.Own(50), 4*time.Millisecond; got != want {
+		t.Errorf("Own(50) = %v, want %v", got, want)
+	}
+	r := Row{Stats: &s, Work: 3 * time.Millisecond}
+	if got, want := r.Overhead(), time.Millisecond; got != want {
+		t.Errorf("Overhead() = %v, want %v", got, want)
+	}
+}
