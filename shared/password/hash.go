@@ -81,6 +81,7 @@ func Hash(plain string) (string, error) {
 	if _, err := rand.Read(salt); err != nil {
 		return "", fmt.Errorf("password: hash: read random salt: %w", err)
 	}
+	awaitPrepared()
 	key := argon2.IDKey([]byte(plain), salt, ArgonTime, ArgonMemoryKiB, ArgonThreads, ArgonKeyLen)
 	return encodeArgon2id(salt, key), nil
 }
@@ -137,6 +138,7 @@ func verifyArgon2(plain, encoded string) (bool, bool, error) {
 	var got []byte
 	switch h.variant {
 	case "argon2id":
+		awaitPrepared()
 		got = argon2.IDKey([]byte(plain), h.salt, h.time, h.memory, h.threads, uint32(len(h.key)))
 	case "argon2i":
 		got = argon2.Key([]byte(plain), h.salt, h.time, h.memory, h.threads, uint32(len(h.key)))
@@ -296,6 +298,7 @@ func verifyPBKDF2(plain, encoded string) (bool, bool, error) {
 // protects nothing, it only has to cost the same as a real hash.
 var dummyEncoded = sync.OnceValue(func() string {
 	salt := []byte("reportingplatfrm") // ArgonSaltLen bytes
+	awaitPrepared()
 	key := argon2.IDKey(nil, salt, ArgonTime, ArgonMemoryKiB, ArgonThreads, ArgonKeyLen)
 	return encodeArgon2id(salt, key)
 })

@@ -5,11 +5,13 @@ import (
 	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/reportingplatform/api/functions/users"
+	"github.com/reportingplatform/api/shared/password"
 	"github.com/reportingplatform/api/shared/service"
 )
 
 func main() {
 	env := service.MustLoad()
+	password.Prepare() // the first hash's memory, faulted in while the first request reads
 	h := users.New(env.Store, env.Log, env.Now)
 	h.AllowOrigins(env.Config.CORSAllowedOrigins)
 	lambda.Start(httpadapter.New(h).ProxyWithContext)
