@@ -30,8 +30,9 @@
 // touches all of its memory, and fresh memory costs a page fault per 4 KiB
 // (about 13 µs each on a Firecracker VM, measured), so 19 MiB cost a cold
 // instance about 60 ms in faults on each of its first two logins, where 7 MiB
-// costs about 25 ms, once the same CPU time per warm hash (BenchmarkHash,
-// about 20 ms of one core). Peak memory of a login falls from 42 to 18 MiB
+// costs about 25 ms, for the same CPU time per warm hash (BenchmarkHash,
+// about 20 ms of one core); Prepare takes the first login's faults ahead,
+// while that login reads. Peak memory of a login falls from 42 to 18 MiB
 // RSS. Hashes of the earlier row and Django's stronger defaults still verify
 // and are not flagged for rehash: Verify asks for one only when the stored
 // memory or memory × passes is below the current one.
