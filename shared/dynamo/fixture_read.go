@@ -97,11 +97,11 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 	}
 	for _, id := range refs.OrganizationIDs {
 		if item := items[orgKey(id)]; item != nil {
-			var it orgItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.FixtureState{}, fail("decode organization", err)
+			o, err := decodeOrganization(item)
+			if err != nil {
+				return domain.FixtureState{}, err
 			}
-			st.Organizations[id] = it.domain()
+			st.Organizations[id] = o
 		}
 	}
 	for _, mk := range refs.MemberKeys {

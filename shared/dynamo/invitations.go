@@ -56,11 +56,11 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 	}
 	for _, id := range q.OrganizationIDs {
 		if item := items[orgKey(id)]; item != nil {
-			var it orgItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.InvitationRefs{}, fail("decode organization", err)
+			o, err := decodeOrganization(item)
+			if err != nil {
+				return domain.InvitationRefs{}, err
 			}
-			refs.Organizations[id] = it.domain()
+			refs.Organizations[id] = o
 		}
 	}
 	for _, id := range q.UserIDs {
@@ -74,11 +74,11 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 	}
 	for _, id := range q.PortfolioIDs {
 		if item := items[portfolioKey(q.PortfolioOrgID, id)]; item != nil {
-			var it portfolioItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.InvitationRefs{}, fail("decode portfolio", err)
+			p, err := decodePortfolio(item)
+			if err != nil {
+				return domain.InvitationRefs{}, err
 			}
-			refs.Portfolios[id] = it.domain()
+			refs.Portfolios[id] = p
 		}
 	}
 	if q.Email != "" {

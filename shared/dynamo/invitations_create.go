@@ -54,21 +54,18 @@ func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q doma
 		return domain.DraftRead{}, err
 	}
 	if item := items[ok]; item != nil {
-		var it orgItem
-		if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-			return domain.DraftRead{}, fail("decode organization", err)
+		o, err := decodeOrganization(item)
+		if err != nil {
+			return domain.DraftRead{}, err
 		}
-		o := it.domain()
 		out.Organization = &o
 	}
 	out.Portfolios = map[string]domain.Portfolio{}
 	for _, p := range q.PortfolioIDs {
 		if item := items[portfolioKey(q.OrganizationID, p)]; item != nil {
-			var it portfolioItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.DraftRead{}, fail("decode portfolio", err)
+			if out.Portfolios[p], err = decodePortfolio(item); err != nil {
+				return domain.DraftRead{}, err
 			}
-			out.Portfolios[p] = it.domain()
 		}
 	}
 	if item := items[ck]; item != nil {

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -230,11 +229,11 @@ func (s *Store) InvitationPageRefs(ctx context.Context, invs []domain.Invitation
 	for k, item := range items {
 		switch {
 		case k.SK == "ORG":
-			var it orgItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.InvitationRefs{}, fail("decode organization", err)
+			o, err := decodeOrganization(item)
+			if err != nil {
+				return domain.InvitationRefs{}, err
 			}
-			refs.Organizations[it.ID] = it.domain()
+			refs.Organizations[o.ID] = o
 		case k.SK == "PROFILE":
 			u, err := decodeUser(item)
 			if err != nil {
@@ -242,11 +241,11 @@ func (s *Store) InvitationPageRefs(ctx context.Context, invs []domain.Invitation
 			}
 			refs.Users[u.ID] = u
 		default:
-			var it portfolioItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.InvitationRefs{}, fail("decode portfolio", err)
+			p, err := decodePortfolio(item)
+			if err != nil {
+				return domain.InvitationRefs{}, err
 			}
-			refs.Portfolios[it.ID] = it.domain()
+			refs.Portfolios[p.ID] = p
 		}
 	}
 	return refs, nil

@@ -20,6 +20,14 @@ type orgItem struct {
 
 func (it orgItem) domain() domain.Organization { return domain.Organization{ID: it.ID, Name: it.Name} }
 
+func decodeOrganization(item map[string]types.AttributeValue) (domain.Organization, error) {
+	var it orgItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return domain.Organization{}, fail("decode organization", err)
+	}
+	return it.domain(), nil
+}
+
 // memberItem is ORG#<org> / MEMBER#<user>: one membership per user and organization by construction.
 type memberItem struct {
 	PK     string `dynamodbav:"PK"`
@@ -58,6 +66,14 @@ func toPortfolioItem(p domain.Portfolio) portfolioItem {
 
 func (it portfolioItem) domain() domain.Portfolio {
 	return domain.Portfolio{ID: it.ID, OrganizationID: it.OrgID, Name: it.Name}
+}
+
+func decodePortfolio(item map[string]types.AttributeValue) (domain.Portfolio, error) {
+	var it portfolioItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return domain.Portfolio{}, fail("decode portfolio", err)
+	}
+	return it.domain(), nil
 }
 
 type invitationItem struct {

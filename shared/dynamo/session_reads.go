@@ -3,7 +3,6 @@ package dynamo
 import (
 	"context"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -74,11 +73,10 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.
 		}
 	}
 	if item := items[orgKey(q.OrganizationID)]; q.OrganizationID != "" && item != nil {
-		var o orgItem
-		if err := attributevalue.UnmarshalMap(item, &o); err != nil {
-			return domain.CommentRead{}, fail("decode organization", err)
+		org, err := decodeOrganization(item)
+		if err != nil {
+			return domain.CommentRead{}, err
 		}
-		org := o.domain()
 		out.Organization = &org
 	}
 	return out, nil
