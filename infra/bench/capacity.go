@@ -1,7 +1,10 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"io"
+	"net/http"
 	"sort"
 	"sync"
 	"time"
@@ -27,18 +30,33 @@ func CostPerMillion(read, write float64) float64 {
 	return read*DollarsPerMillionReadUnits + write*DollarsPerMillionWriteUnits
 }
 
-// Call is one DynamoDB call: its operation, when it started and ended, and the request units AWS
-// bills for it.
+// Call is one DynamoDB call: its operation, when it started and ended, the request units AWS bills for
+// it, and its HTTP exchanges (one per attempt).
 type Call struct {
 	Op          string
 	Start, End  time.Time
 	Read, Write float64
+	Wire        []Span
+}
+
+// Span is one HTTP exchange of a call: from handing the request to the HTTP client to having read the
+// whole answer. What a call takes beyond its spans is the SDK's work in the process: validating,
+// serializing and signing the request, and decoding the answer.
+type Span struct{ Start, End time.Time }
+
+// SDK is the part of the call spent in the process rather than waiting for DynamoDB.
+func (c Call) SDK() time.Duration {
+	d := c.End.Sub(c.Start)
+	for _, s := range c.Wire {
+		d -= s.End.Sub(s.Start)
+	}
+	return d
 }
 
 // Recorder is an SDK middleware (Register it in the client's options) that asks DynamoDB for the
 // consumed capacity of every call (ReturnConsumedCapacity TOTAL) and records the call. It sits at the
 // Initialize step, as testkit's call counter does: one record per logical call, whatever the SDK's
-// retries.
+// retries. It also wraps the client's HTTP client to time each exchange on the wire.
 type Recorder struct {
 	mu    sync.Mutex
 	calls []Call
@@ -47,21 +65,65 @@ type Recorder struct {
 // Register adds the recorder to a DynamoDB client's options.
 func (r *Recorder) Register(o *dynamodb.Options) {
 	o.APIOptions = append(o.APIOptions, r.middleware)
+	o.HTTPClient = timedClient{next: o.HTTPClient}
+}
+
+// exchangesKey carries a call's *exchanges from the middleware to the HTTP client, through the
+// request's context (the SDK builds each attempt's *http.Request with the call's context).
+type exchangesKey struct{}
+
+type exchanges struct {
+	mu    sync.Mutex
+	spans []Span
 }
 
 func (r *Recorder) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("bench.capacity",
 		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			askForCapacity(in.Parameters)
+			ex := &exchanges{}
 			start := time.Now()
-			out, md, err := next.HandleInitialize(ctx, in)
+			out, md, err := next.HandleInitialize(context.WithValue(ctx, exchangesKey{}, ex), in)
 			end := time.Now()
 			read, write := Billed(in.Parameters, out.Result)
+			ex.mu.Lock()
+			spans := ex.spans
+			ex.mu.Unlock()
 			r.mu.Lock()
-			r.calls = append(r.calls, Call{Op: middleware.GetOperationName(ctx), Start: start, End: end, Read: read, Write: write})
+			r.calls = append(r.calls, Call{Op: middleware.GetOperationName(ctx), Start: start, End: end, Read: read, Write: write, Wire: spans})
 			r.mu.Unlock()
 			return out, md, err
 		}), middleware.Before)
+}
+
+// timedClient times each exchange to the last byte of the answer. It reads the body whole before the
+// SDK sees it: the SDK's JSON decoder reads the body as it decodes, which would otherwise put decoding
+// on the wire.
+type timedClient struct {
+	next interface {
+		Do(*http.Request) (*http.Response, error)
+	}
+}
+
+func (c timedClient) Do(req *http.Request) (*http.Response, error) {
+	start := time.Now()
+	resp, err := c.next.Do(req)
+	if err == nil {
+		var body []byte
+		body, err = io.ReadAll(resp.Body)
+		resp.Body.Close()
+		resp.Body = io.NopCloser(bytes.NewReader(body))
+		if err != nil {
+			resp = nil
+		}
+	}
+	end := time.Now()
+	if ex, ok := req.Context().Value(exchangesKey{}).(*exchanges); ok {
+		ex.mu.Lock()
+		ex.spans = append(ex.spans, Span{start, end})
+		ex.mu.Unlock()
+	}
+	return resp, err
 }
 
 // Reset forgets the calls recorded so far.

@@ -1,12 +1,18 @@
 package bench
 
 import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 func capacity(units float64) *types.ConsumedCapacity {
@@ -134,19 +140,78 @@ func TestStats(t *testing.T) {
 	}
 }
 
-// TestOwnTime: a request's own time is what it took apart from its waits for DynamoDB, parallel calls
-// counted once; a row's overhead is that beyond the work its target allows.
+// TestOwnTime: a request's own time is what it took apart from its waits for DynamoDB's answers on the
+// wire, parallel exchanges counted once (the SDK's work before and after an exchange is its own); a
+// row's overhead is that beyond the work its target allows.
 func TestOwnTime(t *testing.T) {
 	t0 := time.Unix(0, 0)
-	at := func(ms int) time.Time { return t0.Add(time.Duration(ms) * time.Millisecond) }
+	at := func(ms float64) time.Time { return t0.Add(time.Duration(ms * float64(time.Millisecond))) }
+	span := func(a, b float64) Span { return Span{at(a), at(b)} }
 	var s Stats
-	// 10 ms: two parallel calls over 1-4 ms and 2-5 ms (4 ms of waiting), then one over 6-8 ms.
-	s.Add(10*time.Millisecond, []Call{{Op: "BatchGetItem", Start: at(1), End: at(4)}, {Op: "Query", Start: at(2), End: at(5)}, {Op: "UpdateItem", Start: at(6), End: at(8)}})
-	if got, want := s.Own(50), 4*time.Millisecond; got != want {
+	// 10 ms: two parallel calls over 1-4 ms and 2-5 ms, on the wire over 1.5-3.5 and 2.5-4.5 (3 ms of
+	// waiting); then one over 6-8 ms that took two attempts, on the wire over 6.5-7 and 7.25-7.75.
+	s.Add(10*time.Millisecond, []Call{
+		{Op: "BatchGetItem", Start: at(1), End: at(4), Wire: []Span{span(1.5, 3.5)}},
+		{Op: "Query", Start: at(2), End: at(5), Wire: []Span{span(2.5, 4.5)}},
+		{Op: "UpdateItem", Start: at(6), End: at(8), Wire: []Span{span(6.5, 7), span(7.25, 7.75)}},
+	})
+	if got, want := s.Own(50), 6*time.Millisecond; got != want {
 		t.Errorf("Own(50) = %v, want %v", got, want)
 	}
+	if got, want := percentile(s.sdk, 50), 3*time.Millisecond; got != want {
+		t.Errorf("SDK time = %v, want %v (1 + 1 + 1 ms)", got, want)
+	}
 	r := Row{Stats: &s, Work: 3 * time.Millisecond}
-	if got, want := r.Overhead(), time.Millisecond; got != want {
+	if got, want := r.Overhead(), 3*time.Millisecond; got != want {
 		t.Errorf("Overhead() = %v, want %v", got, want)
+	}
+	var out strings.Builder
+	if err := WriteBreakdown(&out, []Row{{Name: "op", Stats: &s}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"1 BatchGetItem 3.00 (2.00)", "2 Query 3.00 (2.00)", "3 UpdateItem 2.00 (1.00)"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("breakdown lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+// TestRecorderTimesTheWire sends a call through a real SDK client to a server whose answer takes
+// 20 ms to arrive: the call's span on the wire covers the answer's last byte, and the SDK still
+// decodes the answer whole.
+func TestRecorderTimesTheWire(t *testing.T) {
+	const delay = 20 * time.Millisecond
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/x-amz-json-1.0")
+		io.WriteString(w, `{"Item":{"PK":{"S":"a"},`)
+		w.(http.Flusher).Flush()
+		time.Sleep(delay)
+		io.WriteString(w, `"SK":{"S":"b"}}}`)
+	}))
+	defer srv.Close()
+	t.Setenv("AWS_REGION", "us-east-1")
+	rec := &Recorder{}
+	client, err := dynamo.NewClient(context.Background(), srv.URL, rec.Register)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"),
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "a"}, "SK": &types.AttributeValueMemberS{Value: "b"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sk, ok := out.Item["SK"].(*types.AttributeValueMemberS); !ok || sk.Value != "b" {
+		t.Fatalf("decoded item %v", out.Item)
+	}
+	calls := rec.Calls()
+	if len(calls) != 1 || len(calls[0].Wire) != 1 {
+		t.Fatalf("calls %+v, want one with one exchange", calls)
+	}
+	c, wire := calls[0], calls[0].Wire[0]
+	if wire.End.Sub(wire.Start) < delay {
+		t.Errorf("on the wire %v, want at least the answer's %v", wire.End.Sub(wire.Start), delay)
+	}
+	if wire.Start.Before(c.Start) || wire.End.After(c.End) || c.SDK() < 0 {
+		t.Errorf("exchange %v–%v outside its call %v–%v", wire.Start, wire.End, c.Start, c.End)
 	}
 }

@@ -13,9 +13,11 @@ import (
 // Stats accumulates what was measured of one operation, request by request.
 type Stats struct {
 	samples      []time.Duration
-	waited       []time.Duration // time with a DynamoDB call in flight, per request
+	waited       []time.Duration // time with a DynamoDB exchange on the wire, per request
+	sdk          []time.Duration // the SDK's time in the process, summed over the calls, per request
 	perCall      map[string][]time.Duration
-	callOrder    []string // perCall's keys, in order of first appearance
+	perWire      map[string][]time.Duration // perCall's time on the wire
+	callOrder    []string                   // perCall's keys, in order of first appearance
 	minRT, maxRT int
 	calls        int
 	read, write  float64 // sums over the requests
@@ -34,9 +36,16 @@ func (s *Stats) Add(d time.Duration, calls []Call) {
 		s.write += c.Write
 	}
 	s.samples = append(s.samples, d)
-	s.waited = append(s.waited, inFlight(calls))
+	var wire []Span
+	var sdk time.Duration
+	for _, c := range calls {
+		wire = append(wire, c.Wire...)
+		sdk += c.SDK()
+	}
+	s.waited = append(s.waited, covered(wire))
+	s.sdk = append(s.sdk, sdk)
 	if s.perCall == nil {
-		s.perCall = map[string][]time.Duration{}
+		s.perCall, s.perWire = map[string][]time.Duration{}, map[string][]time.Duration{}
 	}
 	for i, c := range byStart(calls) {
 		key := fmt.Sprintf("%d %s", i+1, c.Op)
@@ -44,22 +53,33 @@ func (s *Stats) Add(d time.Duration, calls []Call) {
 			s.callOrder = append(s.callOrder, key)
 		}
 		s.perCall[key] = append(s.perCall[key], c.End.Sub(c.Start))
+		s.perWire[key] = append(s.perWire[key], covered(c.Wire))
 	}
 }
 
-// inFlight is how long at least one of the calls was in flight: the time a request waited for
-// DynamoDB, parallel calls counted once.
+// inFlight is how long at least one of the calls was in flight, parallel calls counted once.
 func inFlight(calls []Call) time.Duration {
+	spans := make([]Span, len(calls))
+	for i, c := range calls {
+		spans[i] = Span{c.Start, c.End}
+	}
+	return covered(spans)
+}
+
+// covered is how long at least one of the spans was open, overlapping ones counted once.
+func covered(spans []Span) time.Duration {
+	sorted := slices.Clone(spans)
+	slices.SortFunc(sorted, func(a, b Span) int { return a.Start.Compare(b.Start) })
 	var total time.Duration
 	var end time.Time
-	for _, c := range byStart(calls) {
+	for _, sp := range sorted {
 		switch {
-		case c.Start.After(end):
-			total += c.End.Sub(c.Start)
-			end = c.End
-		case c.End.After(end):
-			total += c.End.Sub(end)
-			end = c.End
+		case sp.Start.After(end):
+			total += sp.End.Sub(sp.Start)
+			end = sp.End
+		case sp.End.After(end):
+			total += sp.End.Sub(end)
+			end = sp.End
 		}
 	}
 	return total
@@ -87,9 +107,9 @@ func percentile(ds []time.Duration, p float64) time.Duration {
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
-// Own is the p-th percentile of what each request took apart from its waits for DynamoDB (parallel
-// calls counted once): the gateway, adapter, handler and SDK marshalling, the process's own work and its
-// waits for a CPU.
+// Own is the p-th percentile of what each request took apart from its waits for DynamoDB's answers on
+// the wire (parallel exchanges counted once): the gateway, adapter, handler and the SDK's serializing,
+// signing and decoding, the process's own work and its waits for a CPU.
 func (s *Stats) Own(p float64) time.Duration {
 	own := make([]time.Duration, len(s.samples))
 	for i := range s.samples {
@@ -166,12 +186,13 @@ func WriteTable(w io.Writer, rows []Row) error {
 	return nil
 }
 
-// WriteBreakdown prints where each row's time goes: the p50 of the time a request waited for DynamoDB
-// (parallel calls counted once), the p50 of the rest (gateway, adapter, handler, SDK marshalling: the
-// process's own work and its waits for a CPU), and each call's p50, in the order the calls start.
+// WriteBreakdown prints where each row's time goes: the p50 of the time a request waited for DynamoDB's
+// answers on the wire (parallel exchanges counted once); the p50 of the rest, its own time (Stats.Own),
+// and of the SDK's part of it (summed over the calls, parallel ones too); and each call's p50 and its
+// time on the wire, in the order the calls start.
 func WriteBreakdown(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "operation\tp50 ms\tDynamoDB p50\trest p50\tcalls in start order: p50 ms")
+	fmt.Fprintln(tw, "operation\tp50 ms\twire p50\town p50\t(SDK p50)\tcalls in start order: p50 ms (on the wire)")
 	for _, r := range rows {
 		s := r.Stats
 		var calls []string
@@ -179,12 +200,12 @@ func WriteBreakdown(w io.Writer, rows []Row) error {
 			d := s.perCall[key]
 			note := ""
 			if len(d) < len(s.samples) {
-				note = fmt.Sprintf(" (%d of %d)", len(d), len(s.samples))
+				note = fmt.Sprintf(", %d of %d", len(d), len(s.samples))
 			}
-			calls = append(calls, fmt.Sprintf("%s %s%s", key, ms(percentile(d, 50)), note))
+			calls = append(calls, fmt.Sprintf("%s %s (%s%s)", key, ms(percentile(d, 50)), ms(percentile(s.perWire[key], 50)), note))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, ms(s.Percentile(50)), ms(percentile(s.waited, 50)),
-			ms(s.Own(50)), strings.Join(calls, ", "))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, ms(s.Percentile(50)), ms(percentile(s.waited, 50)),
+			ms(s.Own(50)), ms(percentile(s.sdk, 50)), strings.Join(calls, ", "))
 	}
 	return tw.Flush()
 }
