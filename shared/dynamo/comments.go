@@ -8,7 +8,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -134,19 +133,8 @@ func (c commenterItem) domain() domain.User {
 
 // pageProjection names every attribute the read shape needs from a comment or a commenter, so one
 // BatchGetItem serves both kinds of item and no password hash leaves the table.
-var pageProjection = func() expression.Expression {
-	names := []string{attrPK, attrSK, "id", "org_id", "commenter_id", "content_type", "object_id", "tag", "text",
-		"parent_id", "created_at", "updated_at", "replies", "version", "email", "first_name", "last_name"}
-	list := expression.NamesList(expression.Name(names[0]))
-	for _, n := range names[1:] {
-		list = list.AddNames(expression.Name(n))
-	}
-	expr, err := expression.NewBuilder().WithProjection(list).Build()
-	if err != nil {
-		panic(fmt.Sprintf("comment page projection: %v", err))
-	}
-	return expr
-}()
+var pageProjection = projectionOf(attrPK, attrSK, "id", "org_id", "commenter_id", "content_type", "object_id", "tag",
+	"text", "parent_id", "created_at", "updated_at", "replies", "version", "email", "first_name", "last_name")
 
 // CommentPage reads the page's comments and their commenters in one BatchGetItem round trip (chunks of
 // 100 keys are sent in parallel).
@@ -202,8 +190,8 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
 		TableName:                aws.String(s.table),
 		Key:                      userKey(userID).av(),
-		ProjectionExpression:     pageProjection.Projection(),
-		ExpressionAttributeNames: pageProjection.Names(),
+		ProjectionExpression:     &pageProjection.expr,
+		ExpressionAttributeNames: pageProjection.names,
 	})
 	if err != nil {
 		return domain.User{}, fail("get commenter", err)

@@ -89,7 +89,7 @@ func (s *Store) indexedInvitations(ctx context.Context, step string, ids []strin
 	for _, id := range ids {
 		keys = append(keys, invitationKey(id))
 	}
-	items, err := s.batchRead(ctx, step, keys, readOptions{eventual: true})
+	items, err := s.batchRead(ctx, step, keys, readOptions{eventual: true, projection: &invitationProjection})
 	if err != nil {
 		return nil, err
 	}
@@ -139,6 +139,7 @@ func indexNotReady(err error) bool {
 
 // wholeInvitations reads every invitation under one partition of an index that projects them whole.
 func (s *Store) wholeInvitations(ctx context.Context, q partitionQuery) ([]domain.Invitation, error) {
+	q.projection = &invitationProjection
 	var out []domain.Invitation
 	err := s.queryPartition(ctx, q, func(item map[string]types.AttributeValue) error {
 		inv, err := decodeInvitation(item)
@@ -159,11 +160,12 @@ func (s *Store) indexedInvitationIDs(ctx context.Context, index, pkAttr, partiti
 }
 
 // partitionQuery is a Query of one index partition: in key order (or reversed), at most limit entries
-// (0: all).
+// (0: all), each with the attributes projection names (nil: all the index has).
 type partitionQuery struct {
 	index, pkAttr, partition string
 	descending               bool
 	limit                    int
+	projection               *projection
 }
 
 // queryPartition hands every entry q reads to each, page by page (a Query stops at 1 MB).
@@ -187,6 +189,9 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery, each func(
 		}
 		if q.limit > 0 {
 			in.Limit = aws.Int32(int32(min(q.limit-read, math.MaxInt32)))
+		}
+		if q.projection != nil {
+			in.ProjectionExpression, in.ExpressionAttributeNames = &q.projection.expr, q.projection.with(cond.Names())
 		}
 		out, err := s.db.Query(ctx, in)
 		if err != nil {

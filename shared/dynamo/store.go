@@ -7,11 +7,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -48,11 +49,38 @@ func (s *Store) batchGet(ctx context.Context, step string, keys []key) (map[key]
 	return s.batchRead(ctx, step, keys, readOptions{})
 }
 
+// projection is a ProjectionExpression with its attribute names: what a read brings back.
+type projection struct {
+	expr  string
+	names map[string]string // placeholder → attribute; read concurrently, never written after projectionOf
+}
+
+// projectionOf names the attributes a read brings back. Its placeholders (#p0, #p1, …) cannot meet the
+// expression package's (#0, #1, …), so a Query's key condition and a projection go out together.
+func projectionOf(attrs ...string) projection {
+	p := projection{names: make(map[string]string, len(attrs))}
+	placeholders := make([]string, len(attrs))
+	for i, a := range attrs {
+		placeholders[i] = fmt.Sprintf("#p%d", i)
+		p.names[placeholders[i]] = a
+	}
+	p.expr = strings.Join(placeholders, ", ")
+	return p
+}
+
+// with returns names (a condition's) and the projection's together.
+func (p projection) with(names map[string]string) map[string]string {
+	all := make(map[string]string, len(names)+len(p.names))
+	maps.Copy(all, names)
+	maps.Copy(all, p.names)
+	return all
+}
+
 // readOptions tunes batchRead: eventually consistent reads cost half, and a projection keeps what is
 // not needed (password hashes, say) in the table.
 type readOptions struct {
 	eventual   bool
-	projection *expression.Expression
+	projection *projection
 }
 
 // batchRead reads items by key in one round trip: the chunks of 100 keys BatchGetItem allows go out
@@ -101,7 +129,7 @@ func (s *Store) batchChunk(ctx context.Context, step string, pending []map[strin
 	for attempt := 0; len(pending) > 0; attempt++ {
 		req := types.KeysAndAttributes{Keys: pending, ConsistentRead: aws.Bool(!o.eventual)}
 		if o.projection != nil {
-			req.ProjectionExpression, req.ExpressionAttributeNames = o.projection.Projection(), o.projection.Names()
+			req.ProjectionExpression, req.ExpressionAttributeNames = &o.projection.expr, o.projection.names
 		}
 		out, err := s.db.BatchGetItem(ctx, &dynamodb.BatchGetItemInput{
 			RequestItems: map[string]types.KeysAndAttributes{s.table: req},
