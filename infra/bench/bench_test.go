@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -76,7 +77,14 @@ func BenchmarkOperations(b *testing.B) {
 	if hash := hashed[0].stats.Percentile(50); hash > 0 {
 		fmt.Printf("login p50 / argon2id p50 = %.2f (target ≤ 1.20)\n", float64(hashed[1].stats.Percentile(50))/float64(hash))
 	}
-	fmt.Printf("targets met: %d of %d\n", met, targets)
+	var belowFloor []string
+	for _, r := range rows {
+		if r.BelowFloor() {
+			belowFloor = append(belowFloor, r.Name)
+		}
+	}
+	fmt.Printf("targets met: %d of %d; below the floor (the DynamoDB calls' time on the wire, plus the hash for login and user creation, exceeds the target): %d (%s)\n",
+		met, targets, len(belowFloor), strings.Join(belowFloor, ", "))
 	// What the targets cannot separate: DynamoDB Local answers a BatchGetItem, Query, UpdateItem or
 	// TransactWriteItems in 2-7 raw GetItems (the breakdown), so an operation whose round trips are
 	// those misses "round trips × GetItem + 1 ms" even when its own work is nothing. Its own time,

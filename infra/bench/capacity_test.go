@@ -165,6 +165,19 @@ func TestOwnTime(t *testing.T) {
 	if got, want := r.Overhead(), 3*time.Millisecond; got != want {
 		t.Errorf("Overhead() = %v, want %v", got, want)
 	}
+	// The floor: 4 ms on the wire (3 + 1) and the 3 ms of work allowed.
+	if got, want := r.Floor(), 7*time.Millisecond; got != want {
+		t.Errorf("Floor() = %v, want %v", got, want)
+	}
+	for _, tc := range []struct {
+		target time.Duration
+		below  bool
+	}{{6 * time.Millisecond, true}, {7 * time.Millisecond, false}, {9 * time.Millisecond, false}, {0, false}} {
+		r.Target = tc.target
+		if r.BelowFloor() != tc.below {
+			t.Errorf("target %v: BelowFloor() = %v, want %v", tc.target, r.BelowFloor(), tc.below)
+		}
+	}
 	var out strings.Builder
 	if err := WriteBreakdown(&out, []Row{{Name: "op", Stats: &s}}); err != nil {
 		t.Fatal(err)

@@ -154,6 +154,13 @@ func (r Row) Overhead() time.Duration { return r.Stats.Own(50) - r.Work }
 // Met tells whether the row's p50 is within its target.
 func (r Row) Met() bool { return r.Target > 0 && r.Stats.Percentile(50) <= r.Target }
 
+// Floor is what no code of ours can take off the row's p50: its waits for DynamoDB on the wire (p50)
+// and the work its target allows.
+func (r Row) Floor() time.Duration { return percentile(r.Stats.waited, 50) + r.Work }
+
+// BelowFloor tells whether the row's target is under its floor: missed whatever the process did.
+func (r Row) BelowFloor() bool { return r.Target > 0 && r.Floor() > r.Target }
+
 // WriteTable prints the rows as an aligned table, then a line per operation whose round trips varied.
 func WriteTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
