@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
@@ -292,6 +294,68 @@ func TestListInvitations(t *testing.T) {
 	})
 }
 
+// TestStaffListReadsOnlyItsPage: staff's unfiltered list orders and counts everyone's invitations from
+// the keys-only index and reads the items of its page alone (page 2 of 5 out of 12 reads 5 items, not
+// 12); a status filter, which the index cannot answer, reads every invitation.
+func TestStaffListReadsOnlyItsPage(t *testing.T) {
+	w := newWorld(t)
+	var all []string
+	for i := range 12 {
+		all = append(all, w.invitation(t, spec{email: fmt.Sprintf("p%d@example.com", i)}))
+	}
+	slices.Sort(all) // the loader stamps them with the world's clock: equal created_at, ties by id
+	staff := w.token(t, w.staff)
+	for _, tc := range []struct {
+		query string
+		want  []string
+		count int
+		read  int
+	}{
+		{"?page=2&page_size=5", all[5:10], 12, 5},
+		{"?page=3&page_size=5", all[10:], 12, 2},
+		{"?status=0&page=2&page_size=5", all[5:10], 12, 12},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			w.db.Calls.Reset()
+			resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + tc.query, Token: staff})
+			var page struct {
+				Count   int
+				Results []struct{ ID string }
+			}
+			if err := json.Unmarshal(resp.Body, &page); err != nil || resp.Status != 200 {
+				t.Fatalf("%d %s", resp.Status, resp.Body)
+			}
+			var got []string
+			for _, r := range page.Results {
+				got = append(got, r.ID)
+			}
+			if page.Count != tc.count || !slices.Equal(got, tc.want) {
+				t.Fatalf("count %d, ids %v; want %d, %v", page.Count, got, tc.count, tc.want)
+			}
+			if n := invitationItemsRead(w.db.Calls.Inputs()); n != tc.read {
+				t.Fatalf("read %d invitation items (%v), want %d", n, w.db.Calls, tc.read)
+			}
+		})
+	}
+}
+
+// invitationItemsRead counts the invitation keys that BatchGetItem calls asked for.
+func invitationItemsRead(inputs []any) int {
+	n := 0
+	for _, in := range inputs {
+		if b, ok := in.(*dynamodb.BatchGetItemInput); ok {
+			for _, req := range b.RequestItems {
+				for _, k := range req.Keys {
+					if pk, ok := k["PK"].(*types.AttributeValueMemberS); ok && strings.HasPrefix(pk.Value, "INVITATION#") {
+						n++
+					}
+				}
+			}
+		}
+	}
+	return n
+}
+
 // TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
 // trips: the list 2 for a member (session; the organizations' invitations, whole from GSI3, each with
 // what it shows), 1 once the process has seen the caller's session (the scope is read with the session);
@@ -312,6 +376,9 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 		// The session said the member's scope: the next list reads it with the session.
 		{"list as a member, again", "GET", listPath + "?page_size=5", "", w.member, 200, 1},
 		{"list as the invitee", "GET", listPath, "", w.invitee, 200, 2},
+		// Everyone's ids from the keys-only index, then the page's invitations.
+		{"list as staff", "GET", listPath, "", w.staff, 200, 3},
+		{"list as staff, again", "GET", listPath, "", w.staff, 200, 2},
 		{"list of one organization as staff, first time", "GET", listPath + "?organization=" + w.acme.ID, "", w.staff, 200, 1},
 		{"list of one organization as a member, first time", "GET", listPath + "?organization=" + w.acme.ID, "", w.admin, 200, 1},
 		// Seen before: the address's invitations are read whole with the session.

@@ -54,8 +54,8 @@ func readListFilters(q url.Values) (listFilters, error) {
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
 // the caller's organizations, whole from GSI3, each with what it shows, and those to the caller's
-// address, whole from GSI4 (for staff, everyone's from a keys-only index, whose items then take one
-// more). Where the scope can be
+// address, whole from GSI4 (for staff, everyone's ids from a keys-only index, then the page's
+// invitations, or, filtered by status or address, every one). Where the scope can be
 // known before the session is read (a list of one organization, or a caller this process has seen: see
 // readers), its read goes out with the session: one round trip. Only invitations stored before the
 // copies of what they show existed cost a read of what they refer to.
@@ -67,10 +67,10 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	var guess *speculation
 	if ref, err := httpapi.Bearer(r); err == nil && filterErr == nil && req.Valid() {
 		if rd, ok := h.readers.get(ref.UserID); ok {
-			guess = h.speculate(ctx, rd.scope(f))
+			guess = h.speculate(ctx, rd.scope(f), f)
 		} else if f.organization != "" {
 			// A list of one organization is, for its members and staff, all of it.
-			guess = h.speculate(ctx, domain.InvitationScope{OrganizationIDs: []string{f.organization}})
+			guess = h.speculate(ctx, domain.InvitationScope{OrganizationIDs: []string{f.organization}}, f)
 		}
 		if guess != nil {
 			// Never outlive the request (Lambda freezes the process after the response).
@@ -91,23 +91,39 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	scope := rd.scope(f)
-	var invs []domain.Invitation
+	var got listed
 	if guess != nil && guess.scope.Equal(scope) {
-		invs, err = guess.wait()
+		got, err = guess.wait()
 	} else {
-		invs, err = h.store.ListInvitations(ctx, scope)
+		got, err = h.readScope(ctx, scope, f)
 	}
 	if err != nil {
 		return err
 	}
 	now := h.clock.Now()
-	shown := slices.DeleteFunc(invs, func(inv domain.Invitation) bool { return !rightsOn(caller, inv).read || !f.keeps(inv, now) })
-	slices.SortFunc(shown, newestFirst)
-	page, err := req.Resolve(len(shown))
-	if err != nil {
-		return err
+	var shown []domain.Invitation
+	var page httpapi.Page
+	if got.ordered {
+		// Everyone's, unfiltered: the page is chosen from the index and only its invitations are read.
+		slices.SortFunc(got.refs, func(a, b domain.InvitationRef) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+		if page, err = req.Resolve(len(got.refs)); err != nil {
+			return err
+		}
+		ids := make([]string, 0, page.Len())
+		for _, ref := range got.refs[page.Offset() : page.Offset()+page.Len()] {
+			ids = append(ids, ref.ID)
+		}
+		if shown, err = h.store.InvitationsByID(ctx, ids); err != nil {
+			return err
+		}
+	} else {
+		shown = slices.DeleteFunc(got.invs, func(inv domain.Invitation) bool { return !rightsOn(caller, inv).read || !f.keeps(inv, now) })
+		slices.SortFunc(shown, func(a, b domain.Invitation) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+		if page, err = req.Resolve(len(shown)); err != nil {
+			return err
+		}
+		shown = shown[page.Offset() : page.Offset()+page.Len()]
 	}
-	shown = shown[page.Offset() : page.Offset()+page.Len()]
 	if err := h.fillShown(ctx, shown); err != nil {
 		return err
 	}
@@ -119,24 +135,43 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
+// listed is what a list read brought: the invitations in scope, whole; or, for a list of everyone's
+// invitations that no filter narrows (staff's), only their ids and creation times (ordered), which is
+// all that orders and counts them, so that only the page's invitations are read. Its cost then follows
+// the number of invitations at a hundred bytes each, not their items.
+type listed struct {
+	invs    []domain.Invitation
+	refs    []domain.InvitationRef
+	ordered bool
+}
+
+func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f listFilters) (listed, error) {
+	if scope.All && f.status == nil && f.email == "" {
+		refs, err := h.store.InvitationIndex(ctx)
+		return listed{refs: refs, ordered: true}, err
+	}
+	invs, err := h.store.ListInvitations(ctx, scope)
+	return listed{invs: invs}, err
+}
+
 // speculation is a list read sent before the session said what the caller may read.
 type speculation struct {
 	scope domain.InvitationScope
 	done  chan struct{}
-	invs  []domain.Invitation
+	got   listed
 	err   error
 }
 
-func (h *handler) speculate(ctx context.Context, scope domain.InvitationScope) *speculation {
+func (h *handler) speculate(ctx context.Context, scope domain.InvitationScope, f listFilters) *speculation {
 	s := &speculation{scope: scope, done: make(chan struct{})}
 	go func() {
 		defer close(s.done)
-		s.invs, s.err = h.store.ListInvitations(ctx, scope)
+		s.got, s.err = h.readScope(ctx, scope, f)
 	}()
 	return s
 }
 
-func (s *speculation) wait() ([]domain.Invitation, error) { <-s.done; return s.invs, s.err }
+func (s *speculation) wait() (listed, error) { <-s.done; return s.got, s.err }
 
 // reader is what decides a caller's list scope, as the session says it.
 type reader struct {
@@ -209,9 +244,9 @@ func (f listFilters) keeps(inv domain.Invitation, now time.Time) bool {
 }
 
 // newestFirst orders by creation time, newest first, ties by id.
-func newestFirst(a, b domain.Invitation) int {
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+func newestFirst(aCreated time.Time, aID string, bCreated time.Time, bID string) int {
+	if c := bCreated.Compare(aCreated); c != 0 {
 		return c
 	}
-	return strings.Compare(a.ID, b.ID)
+	return strings.Compare(aID, bID)
 }

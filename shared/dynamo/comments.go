@@ -2,8 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"fmt"
-	"strings"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -110,12 +108,11 @@ func decodeIndexEntry(item map[string]types.AttributeValue, skAttr string) (doma
 	if skAttr == attrGSI2SK {
 		sk = e.GSI2SK
 	}
-	created, _, ok := strings.Cut(sk, "#")
-	t, err := domain.ParseTime(created)
-	if !ok || err != nil {
-		return domain.CommentRef{}, fail("decode comment index entry", fmt.Errorf("bad sort key %q", sk))
+	created, _, err := parseSortKey(sk)
+	if err != nil {
+		return domain.CommentRef{}, fail("decode comment index entry", err)
 	}
-	return domain.CommentRef{ID: idAfter(e.PK, "COMMENT#"), CommenterID: e.CommenterID, CreatedAt: t}, nil
+	return domain.CommentRef{ID: idAfter(e.PK, "COMMENT#"), CommenterID: e.CommenterID, CreatedAt: created}, nil
 }
 
 // commenterItem is the part of a USER#<id> / PROFILE item a comment shows: never the password hash or

@@ -79,6 +79,30 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 	return append(out, more...), err
 }
 
+// InvitationIndex reads every invitation's id and creation time from GSI1's one partition of them
+// (keys only: the entry's key and sort key are all it brings back).
+func (s *Store) InvitationIndex(ctx context.Context) ([]domain.InvitationRef, error) {
+	var refs []domain.InvitationRef
+	q := partitionQuery{index: indexGSI1, pkAttr: attrGSI1PK, partition: allInvitationsIndexKey(zeroTime, "").PK, projection: &invitationRefProjection}
+	err := s.queryPartition(ctx, q, func(item map[string]types.AttributeValue) error {
+		created, _, err := parseSortKey(stringAttr(item, attrGSI1SK))
+		if err != nil {
+			return fail("decode invitation index entry", err)
+		}
+		refs = append(refs, domain.InvitationRef{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), CreatedAt: created})
+		return nil
+	})
+	return refs, err
+}
+
+// invitationRefProjection is what InvitationIndex reads of an entry.
+var invitationRefProjection = projectionOf(attrPK, attrGSI1SK)
+
+// InvitationsByID reads the invitations ids name, whole but for their index keys, in one round trip.
+func (s *Store) InvitationsByID(ctx context.Context, ids []string) ([]domain.Invitation, error) {
+	return s.indexedInvitations(ctx, "read invitations by id", ids)
+}
+
 // indexedInvitations reads the invitations a keys-only index named, eventually consistent like the
 // index; one gone since the index said so is left out.
 func (s *Store) indexedInvitations(ctx context.Context, step string, ids []string) ([]domain.Invitation, error) {

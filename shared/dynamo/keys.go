@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -93,6 +94,19 @@ func commentTagIndexKey(contentType, objectID, tag string, created time.Time, id
 // index keys sort the same way.
 func commentSortKey(created time.Time, id string) string {
 	return domain.FormatTime(created) + "#" + id
+}
+
+// parseSortKey reads what commentSortKey wrote.
+func parseSortKey(sk string) (created time.Time, id string, err error) {
+	at, id, ok := strings.Cut(sk, "#")
+	if !ok {
+		return time.Time{}, "", fmt.Errorf("bad sort key %q", sk)
+	}
+	created, err = domain.ParseTime(at)
+	if err != nil {
+		return time.Time{}, "", fmt.Errorf("bad sort key %q: %w", sk, err)
+	}
+	return created, id, nil
 }
 
 // idAfter returns what follows prefix in a key ("USER#42" → "42").
