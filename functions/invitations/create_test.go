@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 const listPath = "/api/v1/organization-invitations/"
@@ -214,8 +215,32 @@ func TestDeleteInvitation(t *testing.T) {
 	}
 }
 
-func TestListInvitations(t *testing.T) {
-	w := newWorld(t)
+func TestListInvitations(t *testing.T) { testListInvitations(t, newWorld(t)) }
+
+// TestListInvitationsFromEntries: the same lists, filters and pages when the store reads one invitation
+// of each organization whole and the others as entries, whose page is then read whole: what it does
+// past an organization's newest 100. A member's list of Acme's three reads two items, in 3 round trips
+// (the session with the newest, the entries, the page's items) where it takes 1.
+func TestListInvitationsFromEntries(t *testing.T) {
+	w := newWorldOver(t, func(s *dynamo.Store) *dynamo.Store { return s.WithListWhole(1) })
+	testListInvitations(t, w)
+	t.Run("the page's entries are read whole, and nothing else", func(t *testing.T) {
+		tok := w.token(t, w.member) // listed above: the scope goes out with the session
+		w.db.Calls.Reset()
+		w.db.Calls.SimulateLatency(testkit.BudgetLatency)
+		if resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath, Token: tok}); resp.Status != 200 {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if n := invitationItemsRead(w.db.Calls.Inputs()); n != 2 {
+			t.Fatalf("read %d invitation items (%v), want 2", n, w.db.Calls)
+		}
+		if n := w.db.Calls.Sequential(); n != 3 {
+			t.Fatalf("%d sequential DynamoDB calls (%v), want 3", n, w.db.Calls)
+		}
+	})
+}
+
+func testListInvitations(t *testing.T, w *world) {
 	// The loader stamps every invitation with the world's clock: equal created_at, so ties by id decide.
 	toInvitee := w.invitation(t, spec{})                                        // Acme, to the invitee
 	accepted := w.invitation(t, spec{email: "a-" + w.invitee.Email, status: 1}) // Acme

@@ -15,6 +15,7 @@ import (
 	"github.com/reportingplatform/api/functions/invitations"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // ttl is the INVITATION_TTL of the tests.
@@ -73,12 +74,18 @@ func (m *mailbox) fail(on bool) { m.mu.Lock(); m.failing = on; m.mu.Unlock() }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
+	return newWorldOver(t, func(s *dynamo.Store) *dynamo.Store { return s })
+}
+
+// newWorldOver is newWorld with the invitations function's store made by store from the table's.
+func newWorldOver(t *testing.T, store func(*dynamo.Store) *dynamo.Store) *world {
+	t.Helper()
 	db := testkit.NewDB(t)
 	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{}, tokens: map[string]string{}, versions: map[string]int64{}}
 	log := testkit.Log(t)
 	clock := func() time.Time { return w.now }
 	w.gw = testkit.Gateway(t, map[string]http.Handler{
-		"InvitationsFunction": invitations.New(db.Store, w.mail, log, ttl, clock),
+		"InvitationsFunction": invitations.New(store(db.Store), w.mail, log, ttl, clock),
 		"AuthFunction":        auth.New(db.Store, log, time.Hour, clock),
 	})
 	user := func(n testkit.NewUser) domain.User { return db.User(t, n) }

@@ -53,9 +53,10 @@ func readListFilters(q url.Values) (listFilters, error) {
 
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
-// the caller's organizations, whole from GSI3, each with what it shows, and those to the caller's
-// address, whole from GSI4 (for staff, everyone's ids from a keys-only index, then the page's
-// invitations, or, filtered by status or address, every one). Where the scope can be
+// the caller's organizations, whole from GSI3, each with what it shows (past an organization's newest
+// 100, as entries, then the page's whole: two more), and those to the caller's address, whole from GSI4
+// (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by status
+// or address, every one). Where the scope can be
 // known before the session is read (a list of one organization, or a caller this process has seen: see
 // readers), its read goes out with the session: one round trip. Only invitations stored before the
 // copies of what they show existed cost a read of what they refer to.
@@ -117,12 +118,21 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 	} else {
-		shown = slices.DeleteFunc(got.invs, func(inv domain.Invitation) bool { return !rightsOn(caller, inv).read || !f.keeps(inv, now) })
+		// Entries order, filter and count as their invitations would; the page's are then read whole.
+		partial := make(map[string]bool, len(got.listing.Entries))
+		shown = got.listing.Whole
+		for _, e := range got.listing.Entries {
+			shown = append(shown, e.Invitation())
+			partial[e.ID] = true
+		}
+		shown = slices.DeleteFunc(shown, func(inv domain.Invitation) bool { return !rightsOn(caller, inv).read || !f.keeps(inv, now) })
 		slices.SortFunc(shown, func(a, b domain.Invitation) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
 		if page, err = req.Resolve(len(shown)); err != nil {
 			return err
 		}
-		shown = shown[page.Offset() : page.Offset()+page.Len()]
+		if shown, err = h.whole(ctx, shown[page.Offset():page.Offset()+page.Len()], partial); err != nil {
+			return err
+		}
 	}
 	if err := h.fillShown(ctx, shown); err != nil {
 		return err
@@ -135,12 +145,43 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// listed is what a list read brought: the invitations in scope, whole; or, for a list of everyone's
+// whole replaces the invitations of page that are entries (partial) with the invitations read whole, in
+// one round trip; one deleted since it was listed is left out, and one changed since shows as it is now.
+func (h *handler) whole(ctx context.Context, page []domain.Invitation, partial map[string]bool) ([]domain.Invitation, error) {
+	var ids []string
+	for _, inv := range page {
+		if partial[inv.ID] {
+			ids = append(ids, inv.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return page, nil
+	}
+	read, err := h.store.InvitationsByID(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	byID := make(map[string]domain.Invitation, len(read))
+	for _, inv := range read {
+		byID[inv.ID] = inv
+	}
+	out := make([]domain.Invitation, 0, len(page))
+	for _, inv := range page {
+		if !partial[inv.ID] {
+			out = append(out, inv)
+		} else if w, ok := byID[inv.ID]; ok {
+			out = append(out, w)
+		}
+	}
+	return out, nil
+}
+
+// listed is what a list read brought: the invitations in scope (whole, or entries); or, for a list of everyone's
 // invitations that no filter narrows (staff's), only their ids and creation times (ordered), which is
 // all that orders and counts them, so that only the page's invitations are read. Its cost then follows
 // the number of invitations at a hundred bytes each, not their items.
 type listed struct {
-	invs    []domain.Invitation
+	listing domain.InvitationListing
 	refs    []domain.InvitationRef
 	ordered bool
 }
@@ -150,8 +191,8 @@ func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f
 		refs, err := h.store.InvitationIndex(ctx)
 		return listed{refs: refs, ordered: true}, err
 	}
-	invs, err := h.store.ListInvitations(ctx, scope)
-	return listed{invs: invs}, err
+	listing, err := h.store.ListInvitations(ctx, scope)
+	return listed{listing: listing}, err
 }
 
 // speculation is a list read sent before the session said what the caller may read.

@@ -482,7 +482,7 @@ func (w *authzWorld) invitationsOfA() func(*testing.T) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return int64(len(invs) - 2)
+		return int64(len(invs.Whole) + len(invs.Entries) - 2)
 	}
 }
 

@@ -27,8 +27,9 @@ type InvitationStore interface {
 	SaveInvitation(ctx context.Context, inv Invitation, join *NewMembership) error
 
 	// ListInvitations reads every invitation in scope (each once), from indexes, never a Scan: its cost
-	// follows the invitations in scope, not the table. Eventually consistent.
-	ListInvitations(ctx context.Context, scope InvitationScope) ([]Invitation, error)
+	// follows the invitations in scope, not the table. The newest of an organization's come whole, the
+	// rest (of an organization with many) as entries. Eventually consistent.
+	ListInvitations(ctx context.Context, scope InvitationScope) (InvitationListing, error)
 	// InvitationIndex reads every invitation's id and creation time from a keys-only index, never a
 	// Scan: what a list that orders all invitations and filters none (staff's) needs, at a hundred bytes
 	// an invitation instead of its item. Eventually consistent.
@@ -71,6 +72,27 @@ type InvitationScope struct {
 // Equal reports whether s and o name the same invitations (organizations in the same order).
 func (s InvitationScope) Equal(o InvitationScope) bool {
 	return s.All == o.All && s.Email == o.Email && slices.Equal(s.OrganizationIDs, o.OrganizationIDs)
+}
+
+// InvitationListing is what a list read brought: invitations read whole and entries, what orders,
+// filters and counts the others, whose page is then read whole (InvitationsByID).
+type InvitationListing struct {
+	Whole   []Invitation
+	Entries []InvitationEntry
+}
+
+// InvitationEntry is an invitation as a list orders, filters and counts it.
+type InvitationEntry struct {
+	ID, OrganizationID, Email string
+	Status                    InvitationStatus
+	ExpiryDate, CreatedAt     time.Time
+}
+
+// Invitation is the entry as an Invitation that has only the entry's fields: to order and filter it
+// beside whole ones, never to show it.
+func (e InvitationEntry) Invitation() Invitation {
+	return Invitation{ID: e.ID, OrganizationID: e.OrganizationID, Email: e.Email, Status: e.Status,
+		ExpiryDate: e.ExpiryDate, CreatedAt: e.CreatedAt}
 }
 
 // InvitationRef is an invitation as its list orders it.

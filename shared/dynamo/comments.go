@@ -87,7 +87,7 @@ func (s *Store) CommentIndex(ctx context.Context, q domain.CommentIndexQuery) ([
 	}
 	refs := make([]domain.CommentRef, 0, min(q.Limit, 1000))
 	// A Query stops at 1 MB; only a page thousands of entries deep gets there.
-	err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition,
+	_, err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition,
 		descending: q.Descending, limit: q.Limit}, func(item map[string]types.AttributeValue) error {
 		ref, err := decodeIndexEntry(item, skAttr)
 		refs = append(refs, ref)

@@ -104,6 +104,29 @@ type invitationItem struct {
 	Shown           *shownAttr `dynamodbav:"shown,omitempty"`
 }
 
+// invitationEntryItem is what a list orders, filters and counts an invitation by.
+type invitationEntryItem struct {
+	ID         string `dynamodbav:"id"`
+	OrgID      string `dynamodbav:"org_id"`
+	Email      string `dynamodbav:"email"`
+	Status     int    `dynamodbav:"status"`
+	ExpiryDate string `dynamodbav:"expiry_date"`
+	CreatedAt  string `dynamodbav:"created_at"`
+}
+
+// invitationEntryProjection reads an invitationEntryItem.
+var invitationEntryProjection = projectionOf("id", "org_id", "email", "status", "expiry_date", "created_at")
+
+func decodeInvitationEntry(item map[string]types.AttributeValue) (domain.InvitationEntry, error) {
+	var it invitationEntryItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return domain.InvitationEntry{}, fail("decode invitation entry", err)
+	}
+	e := domain.InvitationEntry{ID: it.ID, OrganizationID: it.OrgID, Email: it.Email, Status: domain.InvitationStatus(it.Status)}
+	err := parseTimes("decode invitation entry", timeField{&e.ExpiryDate, it.ExpiryDate}, timeField{&e.CreatedAt, it.CreatedAt})
+	return e, err
+}
+
 // attrShown holds the invitation's copy of what it shows (shownAttr).
 const attrShown = "shown"
 

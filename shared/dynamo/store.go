@@ -22,13 +22,24 @@ import (
 type Store struct {
 	db    *dynamodb.Client
 	table string
+	// listWhole is how many of an organization's newest invitations a list reads whole (orgListing):
+	// a page of the largest size, or five of the default.
+	listWhole int
 }
 
 var _ domain.UserStore = (*Store)(nil)
 
 // New returns a store over table, using db for every call.
 func New(db *dynamodb.Client, table string) *Store {
-	return &Store{db: db, table: table}
+	return &Store{db: db, table: table, listWhole: 100}
+}
+
+// WithListWhole returns a store over the same table whose lists read n (at least 1) of an
+// organization's newest invitations whole: for tests, which take the entries' path with a handful.
+func (s *Store) WithListWhole(n int) *Store {
+	c := *s
+	c.listWhole = max(n, 1)
+	return &c
 }
 
 // getItem reads one item with a strongly consistent read; found is false when it does not exist.
