@@ -35,6 +35,13 @@ fi
 use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" fuzz
 echo "each target fuzzes for $fuzztime"
 
+# boundary_race tells Go 1.26's fuzzing coordinator failing a target as -fuzztime ends, while a worker
+# is still busy ("context deadline exceeded" and no failing input: go.dev/issue/75804, fixed in Go 1.27)
+# from a finding. Such a target is run once more; a second failure of any kind is a failure.
+boundary_race() {
+  grep -qx '    context deadline exceeded' "$1" && ! grep -q 'Failing input written to' "$1"
+}
+
 summary=()
 failures=()
 while read -r pkg name; do
@@ -42,11 +49,19 @@ while read -r pkg name; do
   echo "fuzz: $name ($pkg)"
   status=0
   go test -run='^$' -fuzz="^$name\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "$pkg" >"$log" 2>&1 || status=$?
+  rerun=""
+  if [ "$status" -ne 0 ] && boundary_race "$log"; then
+    echo "fuzz: $name stopped by Go's fuzztime race (go.dev/issue/75804), no failing input; once more"
+    mv "$log" "$log.race"
+    status=0
+    go test -run='^$' -fuzz="^$name\$" -fuzztime="$fuzztime" -fuzzminimizetime="$minimizetime" "$pkg" >"$log" 2>&1 || status=$?
+    rerun=" (second run)"
+  fi
   # The last progress line holds the totals: "fuzz: elapsed: 30s, execs: 123 (4/sec), new interesting: 5 (total: 70)".
   progress=$(grep -E '^fuzz: elapsed: .*execs: ' "$log" | tail -n 1 || true)
   execs=$(sed -nE 's/.*execs: ([0-9]+).*/\1/p' <<<"$progress")
   fresh=$(sed -nE 's/.*new interesting: ([0-9]+).*/\1/p' <<<"$progress")
-  outcome=ok
+  outcome="ok$rerun"
   if [ "$status" -ne 0 ]; then
     outcome=FAIL
     input=$(sed -nE 's/.*Failing input written to (testdata\/fuzz\/[^ ]+).*/\1/p' "$log" | tail -n 1)
