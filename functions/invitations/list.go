@@ -54,12 +54,12 @@ func readListFilters(q url.Values) (listFilters, error) {
 // list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
 // (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
 // the caller's organizations, whole from GSI3, each with what it shows (past an organization's newest
-// 100, as entries, then the page's whole: two more), and those to the caller's address, whole from GSI4
-// (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by status
-// or address, every one). Where the scope can be
-// known before the session is read (a list of one organization, or a caller this process has seen: see
-// readers), its read goes out with the session: one round trip. Only invitations stored before the
-// copies of what they show existed cost a read of what they refer to.
+// 100, as entries, then the page's whole: two more), and those to the caller's address, whole from
+// GSI4 (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by
+// status or address, every one). Where the scope can be known before the session is read (a list of
+// one organization, or a caller this process has seen: see readers), its read goes out with the
+// session: one round trip. Only invitations stored before the copies of what they show existed cost a
+// read of what they refer to.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
@@ -105,34 +105,14 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	var shown []domain.Invitation
 	var page httpapi.Page
 	if got.ordered {
-		// Everyone's, unfiltered: the page is chosen from the index and only its invitations are read.
-		slices.SortFunc(got.refs, func(a, b domain.InvitationRef) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-		if page, err = req.Resolve(len(got.refs)); err != nil {
-			return err
-		}
-		ids := make([]string, 0, page.Len())
-		for _, ref := range got.refs[page.Offset() : page.Offset()+page.Len()] {
-			ids = append(ids, ref.ID)
-		}
-		if shown, err = h.store.InvitationsByID(ctx, ids); err != nil {
-			return err
-		}
+		page, shown, err = h.pageOfIndex(ctx, req, got.refs)
 	} else {
-		// Entries order, filter and count as their invitations would; the page's are then read whole.
-		partial := make(map[string]bool, len(got.listing.Entries))
-		shown = got.listing.Whole
-		for _, e := range got.listing.Entries {
-			shown = append(shown, e.Invitation())
-			partial[e.ID] = true
-		}
-		shown = slices.DeleteFunc(shown, func(inv domain.Invitation) bool { return !rightsOn(caller, inv).read || !f.keeps(inv, now) })
-		slices.SortFunc(shown, func(a, b domain.Invitation) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-		if page, err = req.Resolve(len(shown)); err != nil {
-			return err
-		}
-		if shown, err = h.whole(ctx, shown[page.Offset():page.Offset()+page.Len()], partial); err != nil {
-			return err
-		}
+		page, shown, err = h.pageOfScope(ctx, req, got.listing, func(inv domain.Invitation) bool {
+			return rightsOn(caller, inv).read && f.keeps(inv, now)
+		})
+	}
+	if err != nil {
+		return err
 	}
 	if err := h.fillShown(ctx, shown); err != nil {
 		return err
@@ -143,6 +123,41 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	httpapi.WritePage(w, r, page, results)
 	return nil
+}
+
+// pageOfIndex is the page of everyone's invitations, unfiltered: chosen from the index's ids and
+// creation times, and only its invitations read.
+func (h *handler) pageOfIndex(ctx context.Context, req httpapi.PageRequest, refs []domain.InvitationRef) (httpapi.Page, []domain.Invitation, error) {
+	slices.SortFunc(refs, func(a, b domain.InvitationRef) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	page, err := req.Resolve(len(refs))
+	if err != nil {
+		return page, nil, err
+	}
+	ids := make([]string, 0, page.Len())
+	for _, ref := range refs[page.Offset() : page.Offset()+page.Len()] {
+		ids = append(ids, ref.ID)
+	}
+	invs, err := h.store.InvitationsByID(ctx, ids)
+	return page, invs, err
+}
+
+// pageOfScope is the page of the listing's invitations that keep keeps. Entries order, filter and count
+// as their invitations would; the page's are then read whole.
+func (h *handler) pageOfScope(ctx context.Context, req httpapi.PageRequest, l domain.InvitationListing, keep func(domain.Invitation) bool) (httpapi.Page, []domain.Invitation, error) {
+	partial := make(map[string]bool, len(l.Entries))
+	invs := l.Whole
+	for _, e := range l.Entries {
+		invs = append(invs, e.Invitation())
+		partial[e.ID] = true
+	}
+	invs = slices.DeleteFunc(invs, func(inv domain.Invitation) bool { return !keep(inv) })
+	slices.SortFunc(invs, func(a, b domain.Invitation) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	page, err := req.Resolve(len(invs))
+	if err != nil {
+		return page, nil, err
+	}
+	invs, err = h.whole(ctx, invs[page.Offset():page.Offset()+page.Len()], partial)
+	return page, invs, err
 }
 
 // whole replaces the invitations of page that are entries (partial) with the invitations read whole, in
@@ -176,10 +191,10 @@ func (h *handler) whole(ctx context.Context, page []domain.Invitation, partial m
 	return out, nil
 }
 
-// listed is what a list read brought: the invitations in scope (whole, or entries); or, for a list of everyone's
-// invitations that no filter narrows (staff's), only their ids and creation times (ordered), which is
-// all that orders and counts them, so that only the page's invitations are read. Its cost then follows
-// the number of invitations at a hundred bytes each, not their items.
+// listed is what a list read brought: the invitations in scope (whole, or entries); or, for a list of
+// everyone's invitations that no filter narrows (staff's), only their ids and creation times (ordered),
+// which is all that orders and counts them, so that only the page's invitations are read. Its cost then
+// follows the number of invitations at a hundred bytes each, not their items.
 type listed struct {
 	listing domain.InvitationListing
 	refs    []domain.InvitationRef
