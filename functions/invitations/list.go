@@ -92,7 +92,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	scope := rd.scope(f)
-	var got listed
+	var got domain.InvitationListing
 	if guess != nil && guess.scope.Equal(scope) {
 		got, err = guess.wait()
 	} else {
@@ -102,15 +102,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := h.clock.Now()
-	var shown []domain.Invitation
-	var page httpapi.Page
-	if got.ordered {
-		page, shown, err = h.pageOfIndex(ctx, req, got.refs)
-	} else {
-		page, shown, err = h.pageOfScope(ctx, req, got.listing, func(inv domain.Invitation) bool {
-			return rightsOn(caller, inv).read && f.keeps(inv, now)
-		})
-	}
+	page, shown, err := h.pageOf(ctx, req, got, func(inv domain.Invitation) bool {
+		return rightsOn(caller, inv).read && f.keeps(inv, now)
+	})
 	if err != nil {
 		return err
 	}
@@ -125,25 +119,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pageOfIndex is the page of everyone's invitations, unfiltered: chosen from the index's ids and
-// creation times, and only its invitations read.
-func (h *handler) pageOfIndex(ctx context.Context, req httpapi.PageRequest, refs []domain.InvitationRef) (httpapi.Page, []domain.Invitation, error) {
-	slices.SortFunc(refs, func(a, b domain.InvitationRef) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
-	page, err := req.Resolve(len(refs))
-	if err != nil {
-		return page, nil, err
-	}
-	ids := make([]string, 0, page.Len())
-	for _, ref := range refs[page.Offset() : page.Offset()+page.Len()] {
-		ids = append(ids, ref.ID)
-	}
-	invs, err := h.store.InvitationsByID(ctx, ids)
-	return page, invs, err
-}
-
-// pageOfScope is the page of the listing's invitations that keep keeps. Entries order, filter and count
-// as their invitations would; the page's are then read whole.
-func (h *handler) pageOfScope(ctx context.Context, req httpapi.PageRequest, l domain.InvitationListing, keep func(domain.Invitation) bool) (httpapi.Page, []domain.Invitation, error) {
+// pageOf is the page of the listing's invitations that keep keeps. Entries order, filter and count as
+// their invitations would; the page's are then read whole.
+func (h *handler) pageOf(ctx context.Context, req httpapi.PageRequest, l domain.InvitationListing, keep func(domain.Invitation) bool) (httpapi.Page, []domain.Invitation, error) {
 	partial := make(map[string]bool, len(l.Entries))
 	invs := l.Whole
 	for _, e := range l.Entries {
@@ -151,7 +129,7 @@ func (h *handler) pageOfScope(ctx context.Context, req httpapi.PageRequest, l do
 		partial[e.ID] = true
 	}
 	invs = slices.DeleteFunc(invs, func(inv domain.Invitation) bool { return !keep(inv) })
-	slices.SortFunc(invs, func(a, b domain.Invitation) int { return newestFirst(a.CreatedAt, a.ID, b.CreatedAt, b.ID) })
+	slices.SortFunc(invs, newestFirst)
 	page, err := req.Resolve(len(invs))
 	if err != nil {
 		return page, nil, err
@@ -191,30 +169,23 @@ func (h *handler) whole(ctx context.Context, page []domain.Invitation, partial m
 	return out, nil
 }
 
-// listed is what a list read brought: the invitations in scope (whole, or entries); or, for a list of
-// everyone's invitations that no filter narrows (staff's), only their ids and creation times (ordered),
-// which is all that orders and counts them, so that only the page's invitations are read. Its cost then
-// follows the number of invitations at a hundred bytes each, not their items.
-type listed struct {
-	listing domain.InvitationListing
-	refs    []domain.InvitationRef
-	ordered bool
-}
-
-func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f listFilters) (listed, error) {
+// readScope reads the invitations of scope. A list of everyone's that no filter narrows (staff's) is
+// ordered and counted by ids and creation times alone: it reads them from the keys-only index, and only
+// its page's invitations whole; its cost follows the number of invitations at a hundred bytes each, not
+// their items.
+func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f listFilters) (domain.InvitationListing, error) {
 	if scope.All && f.status == nil && f.email == "" {
-		refs, err := h.store.InvitationIndex(ctx)
-		return listed{refs: refs, ordered: true}, err
+		entries, err := h.store.InvitationIndex(ctx)
+		return domain.InvitationListing{Entries: entries}, err
 	}
-	listing, err := h.store.ListInvitations(ctx, scope)
-	return listed{listing: listing}, err
+	return h.store.ListInvitations(ctx, scope)
 }
 
 // speculation is a list read sent before the session said what the caller may read.
 type speculation struct {
 	scope domain.InvitationScope
 	done  chan struct{}
-	got   listed
+	got   domain.InvitationListing
 	err   error
 }
 
@@ -227,7 +198,7 @@ func (h *handler) speculate(ctx context.Context, scope domain.InvitationScope, f
 	return s
 }
 
-func (s *speculation) wait() (listed, error) { <-s.done; return s.got, s.err }
+func (s *speculation) wait() (domain.InvitationListing, error) { <-s.done; return s.got, s.err }
 
 // reader is what decides a caller's list scope, as the session says it.
 type reader struct {
@@ -300,9 +271,9 @@ func (f listFilters) keeps(inv domain.Invitation, now time.Time) bool {
 }
 
 // newestFirst orders by creation time, newest first, ties by id.
-func newestFirst(aCreated time.Time, aID string, bCreated time.Time, bID string) int {
-	if c := bCreated.Compare(aCreated); c != 0 {
+func newestFirst(a, b domain.Invitation) int {
+	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
 		return c
 	}
-	return strings.Compare(aID, bID)
+	return strings.Compare(a.ID, b.ID)
 }

@@ -159,9 +159,9 @@ type operation struct {
 	// undeclared marks a request openapi.yaml declares no operation for (a CORS preflight, which
 	// browsers send by themselves): its warm-ups skip testkit.Do's contract check.
 	undeclared bool
-	// cleanup undoes, untimed, what a request made (given its response body), so that the lists the
-	// other operations read keep their size through the run.
-	cleanup func(body []byte)
+	// cleanup undoes, untimed, what a request made (given the request and its answer's body), so that
+	// the lists the other operations read keep their size through the run.
+	cleanup func(req testkit.Request, answer []byte)
 	stats   bench.Stats
 	allocs  float64
 }
@@ -184,12 +184,13 @@ func (w *world) rounds(b *testing.B, ops []*operation) {
 				w.measure(b, op)
 				continue
 			}
-			resp := testkit.Do(b, w.gw, op.request())
+			req := op.request()
+			resp := testkit.Do(b, w.gw, req)
 			if resp.Status != op.status {
 				b.Fatalf("%s: status %d, want %d: %s", op.name, resp.Status, op.status, resp.Body)
 			}
 			if op.cleanup != nil {
-				op.cleanup(resp.Body)
+				op.cleanup(req, resp.Body)
 			}
 		}
 	}
@@ -208,12 +209,14 @@ func (w *world) rounds(b *testing.B, ops []*operation) {
 // gateway's ServeHTTP: building the request is the client's work.
 func (w *world) measure(b *testing.B, op *operation) {
 	var (
+		req testkit.Request
 		r   *http.Request
 		rr  *httptest.ResponseRecorder
 		err error
 	)
 	if op.run == nil {
-		r, rr = op.request().HTTP(), httptest.NewRecorder()
+		req = op.request()
+		r, rr = req.HTTP(), httptest.NewRecorder()
 	}
 	w.rec.Reset()
 	start := time.Now()
@@ -231,7 +234,7 @@ func (w *world) measure(b *testing.B, op *operation) {
 	}
 	op.stats.Add(elapsed, w.rec.Calls())
 	if op.cleanup != nil && rr != nil {
-		op.cleanup(rr.Body.Bytes())
+		op.cleanup(req, rr.Body.Bytes())
 	}
 }
 
@@ -244,10 +247,12 @@ func (w *world) allocsPerRequest(b *testing.B, op *operation) float64 {
 	if op.run != nil {
 		return testing.AllocsPerRun(allocRuns, func() { _ = op.run() })
 	}
-	reqs := make([]*http.Request, allocRuns+1) // AllocsPerRun runs once more first, to warm up
-	recs := make([]*httptest.ResponseRecorder, len(reqs))
-	for i := range reqs {
-		reqs[i], recs[i] = op.request().HTTP(), httptest.NewRecorder()
+	sent := make([]testkit.Request, allocRuns+1) // AllocsPerRun runs once more first, to warm up
+	reqs := make([]*http.Request, len(sent))
+	recs := make([]*httptest.ResponseRecorder, len(sent))
+	for i := range sent {
+		sent[i] = op.request()
+		reqs[i], recs[i] = sent[i].HTTP(), httptest.NewRecorder()
 	}
 	i := 0
 	allocs := testing.AllocsPerRun(allocRuns, func() {
@@ -255,12 +260,12 @@ func (w *world) allocsPerRequest(b *testing.B, op *operation) float64 {
 		w.gw.ServeHTTP(recs[i], reqs[i])
 		i++
 	})
-	for _, rr := range recs {
+	for i, rr := range recs {
 		if rr.Code != op.status {
 			b.Fatalf("%s: status %d, want %d: %s", op.name, rr.Code, op.status, rr.Body)
 		}
 		if op.cleanup != nil {
-			op.cleanup(rr.Body.Bytes())
+			op.cleanup(sent[i], rr.Body.Bytes())
 		}
 	}
 	return allocs

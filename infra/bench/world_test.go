@@ -252,13 +252,10 @@ func (w *world) createInvitation() *operation {
 	return &operation{name: "POST invitation", status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: w.aliceToken,
 			Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.globex, w.next())}
-	}, cleanup: func(body []byte) {
-		var created struct{ ID string }
-		if err := json.Unmarshal(body, &created); err != nil || created.ID == "" {
-			w.tb.Fatalf("POST invitation answered %s", body)
-		}
-		if resp := testkit.Do(w.tb, w.gw, testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + created.ID + "/", Token: w.aliceToken}); resp.Status != 204 {
-			w.tb.Fatalf("deleting a created invitation: %d %s", resp.Status, resp.Body)
+	}, cleanup: func(post testkit.Request, answer []byte) {
+		del := w.deletion(post, answer)
+		if resp := testkit.Do(w.tb, w.gw, del); resp.Status != 204 {
+			w.tb.Fatalf("%s %s: %d %s", del.Method, del.Path, resp.Status, resp.Body)
 		}
 	}}
 }
@@ -280,10 +277,19 @@ func (w *world) deleteOf(name string, create *operation) *operation {
 	return &operation{name: name, status: 204, request: func() testkit.Request {
 		post := create.request()
 		resp := testkit.Do(w.tb, w.gw, post)
-		id, _ := resp.Object(w.tb)["id"].(string)
-		if resp.Status != create.status || id == "" {
+		if resp.Status != create.status {
 			w.tb.Fatalf("%s %s: %d %s", post.Method, post.Path, resp.Status, resp.Body)
 		}
-		return testkit.Request{Method: "DELETE", Path: post.Path + id + "/", Token: post.Token}
+		return w.deletion(post, resp.Body)
 	}}
+}
+
+// deletion is the DELETE, as the same caller, of what post created: the id its answer names, under the
+// collection it was posted to.
+func (w *world) deletion(post testkit.Request, answer []byte) testkit.Request {
+	var created struct{ ID string }
+	if err := json.Unmarshal(answer, &created); err != nil || created.ID == "" {
+		w.tb.Fatalf("%s %s answered %s", post.Method, post.Path, answer)
+	}
+	return testkit.Request{Method: "DELETE", Path: post.Path + created.ID + "/", Token: post.Token}
 }

@@ -30,10 +30,10 @@ type InvitationStore interface {
 	// follows the invitations in scope, not the table. The newest of an organization's come whole, the
 	// rest (of an organization with many) as entries. Eventually consistent.
 	ListInvitations(ctx context.Context, scope InvitationScope) (InvitationListing, error)
-	// InvitationIndex reads every invitation's id and creation time from a keys-only index, never a
-	// Scan: what a list that orders all invitations and filters none (staff's) needs, at a hundred bytes
-	// an invitation instead of its item. Eventually consistent.
-	InvitationIndex(ctx context.Context) ([]InvitationRef, error)
+	// InvitationIndex reads every invitation as an entry that carries only its id and creation time,
+	// from a keys-only index, never a Scan: what a list that orders all invitations and filters none
+	// (staff's) needs, at a hundred bytes an invitation instead of its item. Eventually consistent.
+	InvitationIndex(ctx context.Context) ([]InvitationEntry, error)
 	// InvitationsByID reads the invitations ids name, in one call, in that order; one gone since it was
 	// listed is left out. Eventually consistent.
 	InvitationsByID(ctx context.Context, ids []string) ([]Invitation, error)
@@ -81,7 +81,8 @@ type InvitationListing struct {
 	Entries []InvitationEntry
 }
 
-// InvitationEntry is an invitation as a list orders, filters and counts it.
+// InvitationEntry is an invitation as a list orders, filters and counts it (from InvitationIndex: as it
+// orders and counts it, ID and CreatedAt alone).
 type InvitationEntry struct {
 	ID, OrganizationID, Email string
 	Status                    InvitationStatus
@@ -93,12 +94,6 @@ type InvitationEntry struct {
 func (e InvitationEntry) Invitation() Invitation {
 	return Invitation{ID: e.ID, OrganizationID: e.OrganizationID, Email: e.Email, Status: e.Status,
 		ExpiryDate: e.ExpiryDate, CreatedAt: e.CreatedAt}
-}
-
-// InvitationRef is an invitation as its list orders it.
-type InvitationRef struct {
-	ID        string
-	CreatedAt time.Time
 }
 
 // InvitationDraft is what a create names before anything is read.

@@ -43,7 +43,11 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 	}
 	if scope.All {
 		jobs = append(jobs, func() part {
-			ids, err := s.indexedInvitationIDs(ctx, indexGSI1, attrGSI1PK, allInvitationsIndexKey(zeroTime, "").PK)
+			entries, err := s.InvitationIndex(ctx)
+			ids := make([]string, len(entries))
+			for i, e := range entries {
+				ids[i] = e.ID
+			}
 			return part{ids: ids, err: err}
 		})
 	}
@@ -84,7 +88,7 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 			}
 		}
 	}
-	more, err := s.indexedInvitations(ctx, "read listed invitations", missing)
+	more, err := s.InvitationsByID(ctx, missing)
 	out.Whole = append(out.Whole, more...)
 	return out, err
 }
@@ -94,8 +98,8 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 // invitations is most of what a long list costs (issue 8: two thirds of 211 ms for 2,000), and an entry
 // is a fifth of one; DynamoDB bills both Queries by the invitations they read, as it billed one.
 func (s *Store) orgListing(ctx context.Context, orgID string) ([]domain.Invitation, []domain.InvitationEntry, error) {
-	q := partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK,
-		descending: true, limit: s.listWhole}
+	q := orgPartition(orgID)
+	q.descending, q.limit = true, s.listWhole
 	invs, rest, err := s.wholeInvitations(ctx, q)
 	if err != nil || rest == nil {
 		return invs, nil, err
@@ -112,31 +116,26 @@ func (s *Store) orgListing(ctx context.Context, orgID string) ([]domain.Invitati
 
 // InvitationIndex reads every invitation's id and creation time from GSI1's one partition of them
 // (keys only: the entry's key and sort key are all it brings back).
-func (s *Store) InvitationIndex(ctx context.Context) ([]domain.InvitationRef, error) {
-	var refs []domain.InvitationRef
+func (s *Store) InvitationIndex(ctx context.Context) ([]domain.InvitationEntry, error) {
+	var entries []domain.InvitationEntry
 	q := partitionQuery{index: indexGSI1, pkAttr: attrGSI1PK, partition: allInvitationsIndexKey(zeroTime, "").PK, projection: &invitationRefProjection}
 	_, err := s.queryPartition(ctx, q, func(item map[string]types.AttributeValue) error {
 		created, _, err := parseSortKey(stringAttr(item, attrGSI1SK))
 		if err != nil {
 			return fail("decode invitation index entry", err)
 		}
-		refs = append(refs, domain.InvitationRef{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), CreatedAt: created})
+		entries = append(entries, domain.InvitationEntry{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), CreatedAt: created})
 		return nil
 	})
-	return refs, err
+	return entries, err
 }
 
 // invitationRefProjection is what InvitationIndex reads of an entry.
 var invitationRefProjection = projectionOf(attrPK, attrGSI1SK)
 
-// InvitationsByID reads the invitations ids name, whole but for their index keys, in one round trip.
+// InvitationsByID reads the invitations ids name (as an index named them), whole but for their index
+// keys, in one round trip, eventually consistent like the index; one gone since is left out.
 func (s *Store) InvitationsByID(ctx context.Context, ids []string) ([]domain.Invitation, error) {
-	return s.indexedInvitations(ctx, "read invitations by id", ids)
-}
-
-// indexedInvitations reads the invitations a keys-only index named, eventually consistent like the
-// index; one gone since the index said so is left out.
-func (s *Store) indexedInvitations(ctx context.Context, step string, ids []string) ([]domain.Invitation, error) {
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -144,7 +143,7 @@ func (s *Store) indexedInvitations(ctx context.Context, step string, ids []strin
 	for _, id := range ids {
 		keys = append(keys, invitationKey(id))
 	}
-	items, err := s.batchRead(ctx, step, keys, readOptions{eventual: true, projection: &invitationProjection})
+	items, err := s.batchRead(ctx, "read invitations by id", keys, readOptions{eventual: true, projection: &invitationProjection})
 	if err != nil {
 		return nil, err
 	}
@@ -163,8 +162,13 @@ func (s *Store) indexedInvitations(ctx context.Context, step string, ids []strin
 
 // orgInvitations reads every invitation of an organization from GSI3, which projects them whole.
 func (s *Store) orgInvitations(ctx context.Context, orgID string) ([]domain.Invitation, error) {
-	invs, _, err := s.wholeInvitations(ctx, partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK})
+	invs, _, err := s.wholeInvitations(ctx, orgPartition(orgID))
 	return invs, err
+}
+
+// orgPartition is the Query of an organization's invitations in GSI3.
+func orgPartition(orgID string) partitionQuery {
+	return partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK}
 }
 
 // inviteeInvitations reads every invitation to an address from GSI4, which projects them whole. While
@@ -182,7 +186,7 @@ func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.
 	if err != nil {
 		return nil, err
 	}
-	return s.indexedInvitations(ctx, "read invitations to an address", ids)
+	return s.InvitationsByID(ctx, ids)
 }
 
 // indexNotReady reports DynamoDB's refusal to query an index it is still building ("Cannot read from
