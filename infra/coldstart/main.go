@@ -252,8 +252,10 @@ func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scen
 	rows := make([]Row, len(bins))
 	for k, b := range bins {
 		var inits, calls, firsts, cpus []time.Duration
+		var faults []int64
 		for _, c := range cold[k] {
 			inits, calls, firsts, cpus = append(inits, c.Init), append(calls, c.First-c.Init), append(firsts, c.First), append(cpus, c.CPU)
+			faults = append(faults, c.Faults)
 		}
 		rss, err := procs[k].PeakRSS()
 		if err != nil {
@@ -264,7 +266,7 @@ func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scen
 			return nil, err
 		}
 		rows[k] = Row{Function: b.Function, Size: b.Size, Init: Median(inits), FirstCall: Median(calls), Cold: Median(firsts), ColdP90: Percentile(firsts, 90),
-			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus),
+			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus), Faults: median(faults),
 			WarmCPU: (cpuAfter - cpuBefore[k]) / time.Duration(max(o.warm, 1))}
 	}
 	return rows, nil

@@ -35,6 +35,7 @@ func invokeOnce(ctx context.Context, p *Process, sc Scenario, i int) (Result, er
 // the process had used by then.
 type ColdSample struct {
 	Init, First, CPU time.Duration
+	Faults           int64
 }
 
 // ColdStart execs a fresh process, sends it its first event and kills it: exec → first response is
@@ -53,7 +54,11 @@ func ColdStart(ctx context.Context, b Bootstrap, s Settings, sc Scenario, i int)
 	if err != nil {
 		return ColdSample{}, err
 	}
-	return ColdSample{Init: p.API.InitDone().Sub(p.Started), First: res.Received.Sub(p.Started), CPU: cpu}, nil
+	faults, err := p.Faults()
+	if err != nil {
+		return ColdSample{}, err
+	}
+	return ColdSample{Init: p.API.InitDone().Sub(p.Started), First: res.Received.Sub(p.Started), CPU: cpu, Faults: faults}, nil
 }
 
 // Warm times n invocations of an already started process, each from handing the event over to the
@@ -74,6 +79,14 @@ func Warm(ctx context.Context, p *Process, sc Scenario, first, n int) ([]time.Du
 // Median of ds (which it sorts).
 func Median(ds []time.Duration) time.Duration {
 	return Percentile(ds, 50)
+}
+
+func median(ns []int64) int64 {
+	if len(ns) == 0 {
+		return 0
+	}
+	slices.Sort(ns)
+	return ns[(len(ns)-1)/2]
 }
 
 // Percentile is the nearest-rank percentile of ds (which it sorts); 0 for none.
@@ -99,6 +112,7 @@ type Row struct {
 	PeakRSS   int64         // after the warm invocations
 	ColdCPU   time.Duration // median CPU time of exec → first response
 	WarmCPU   time.Duration // mean CPU time of a warm invocation
+	Faults    int64         // median page faults of exec → first response
 }
 
 // Penalty is what the first invocation costs beyond a warm one.
@@ -116,7 +130,7 @@ func PrintTable(w io.Writer, rows []Row) {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "function\tsize\tinit\t1st call\tcold p50\tcold p90\twarm p50\twarm p90\tcold penalty\t÷ hello's\ttarget\tpeak RSS\tCPU cold\tCPU warm\t")
+	fmt.Fprintln(tw, "function\tsize\tinit\t1st call\tcold p50\tcold p90\twarm p50\twarm p90\tcold penalty\t÷ hello's\ttarget\tpeak RSS\tCPU cold\tCPU warm\tfaults cold\t")
 	for _, r := range rows {
 		ratio, verdict := "-", "-"
 		if base.Penalty() > 0 && r.Function != HelloWorld {
@@ -127,8 +141,8 @@ func PrintTable(w io.Writer, rows []Row) {
 				verdict = "MISS"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", r.Function, mib(r.Size), ms(r.Init), ms(r.FirstCall), ms(r.Cold), ms(r.ColdP90),
-			ms(r.Warm), ms(r.WarmP90), ms(r.Penalty()), ratio, verdict, mib(r.PeakRSS), ms(r.ColdCPU), ms(r.WarmCPU))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Function, mib(r.Size), ms(r.Init), ms(r.FirstCall), ms(r.Cold), ms(r.ColdP90),
+			ms(r.Warm), ms(r.WarmP90), ms(r.Penalty()), ratio, verdict, mib(r.PeakRSS), ms(r.ColdCPU), ms(r.WarmCPU), r.Faults)
 	}
 	_ = tw.Flush()
 }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"math"
 	"strings"
-	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -52,12 +51,7 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 		})
 	}
 	parts := make([]part, len(jobs))
-	var wg sync.WaitGroup
-	for i, job := range jobs {
-		wg.Add(1)
-		go func() { defer wg.Done(); parts[i] = job() }()
-	}
-	wg.Wait()
+	inParallel(len(jobs), func(i int) { parts[i] = jobs[i]() })
 
 	// Each invitation once, whole where some part read it whole.
 	seen := map[string]bool{}

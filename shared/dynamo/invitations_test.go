@@ -229,3 +229,45 @@ func TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere(t *testing.T) {
 		t.Fatalf("listed %v, want %v", got, want)
 	}
 }
+
+// TestInvitationsByIDReadsChunksInParallel: BatchGetItem takes 100 keys, so 230 ids go out as three
+// calls at once (one round trip), and the answer keeps the order of the ids, leaving out one that
+// does not exist.
+func TestInvitationsByIDReadsChunksInParallel(t *testing.T) {
+	w := newInvitationWorld(t)
+	ctx := context.Background()
+	var ids []string
+	for i := range 230 {
+		inv := w.inv
+		inv.ID, inv.Token = uuid.NewString(), uuid.NewString()
+		inv.CreatedAt = inv.CreatedAt.Add(time.Duration(i) * time.Second)
+		must(t, w.db.Store.PutFixtureInvitation(ctx, inv, 0))
+		ids = append(ids, inv.ID)
+	}
+	slices.Reverse(ids)
+	ids = slices.Insert(ids, 150, uuid.NewString()) // never stored
+	store, calls := w.db.View(t)
+	calls.SimulateLatency(testkit.BudgetLatency)
+	got, err := store.InvitationsByID(ctx, ids)
+	must(t, err)
+	var gotIDs []string
+	for _, inv := range got {
+		gotIDs = append(gotIDs, inv.ID)
+	}
+	want := slices.Delete(slices.Clone(ids), 150, 151)
+	if !slices.Equal(gotIDs, want) {
+		t.Fatalf("read %d invitations, want the %d stored in the order asked (first difference at %d)", len(gotIDs), len(want), firstDifference(gotIDs, want))
+	}
+	if ops, seq := calls.Ops(), calls.Sequential(); len(ops) != 3 || seq != 1 {
+		t.Fatalf("calls %v in %d sequential round trips, want 3 BatchGetItems in 1", ops, seq)
+	}
+}
+
+func firstDifference(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -173,15 +172,7 @@ func (s *Store) RecordLoginFailure(ctx context.Context, email, sourceIP string, 
 		counts = append(counts, count{loginFailureIPKey(sourceIP), seen.IPFailures.Open(now)})
 	}
 	errs := make([]error, len(counts))
-	var wg sync.WaitGroup
-	for i, c := range counts {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			errs[i] = s.countFailure(ctx, c.k, c.open, now)
-		}()
-	}
-	wg.Wait()
+	inParallel(len(counts), func(i int) { errs[i] = s.countFailure(ctx, counts[i].k, counts[i].open, now) })
 	return errors.Join(errs...)
 }
 

@@ -105,34 +105,48 @@ func (s *Store) batchRead(ctx context.Context, step string, keys []key, o readOp
 			unique = append(unique, k.av())
 		}
 	}
+	var chunks [][]map[string]types.AttributeValue
+	for len(unique) > 0 {
+		n := min(len(unique), 100)
+		chunks, unique = append(chunks, unique[:n]), unique[n:]
+	}
 	var (
 		mu       sync.Mutex
-		wg       sync.WaitGroup
-		found    = make(map[key]map[string]types.AttributeValue, len(unique))
+		found    = make(map[key]map[string]types.AttributeValue, len(keys))
 		firstErr error
 	)
-	for len(unique) > 0 {
-		chunk := unique[:min(len(unique), 100)]
-		unique = unique[len(chunk):]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			items, err := s.batchChunk(ctx, step, chunk, o)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil && firstErr == nil {
-				firstErr = err
-			}
-			for _, item := range items {
-				found[itemKey(item)] = item
-			}
-		}()
-	}
-	wg.Wait()
+	inParallel(len(chunks), func(i int) {
+		items, err := s.batchChunk(ctx, step, chunks[i], o)
+		mu.Lock()
+		defer mu.Unlock()
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		for _, item := range items {
+			found[itemKey(item)] = item
+		}
+	})
 	if firstErr != nil {
 		return nil, firstErr
 	}
 	return found, nil
+}
+
+// inParallel runs f(0), …, f(n-1) at once and returns when all have. The last runs on the calling
+// goroutine, so the usual single call costs no goroutine: handing a result back from one means waking
+// the waiting goroutine on a busy core, and a new goroutine grows its stack by copying through the
+// SDK's deep middleware chain. Measured (make bench, two alternating runs): 0.05–0.12 ms less of our
+// own time per request, on every operation.
+func inParallel(n int, f func(i int)) {
+	var wg sync.WaitGroup
+	for i := range n - 1 {
+		wg.Add(1)
+		go func() { defer wg.Done(); f(i) }()
+	}
+	if n > 0 {
+		f(n - 1)
+	}
+	wg.Wait()
 }
 
 func (s *Store) batchChunk(ctx context.Context, step string, pending []map[string]types.AttributeValue, o readOptions) ([]map[string]types.AttributeValue, error) {
