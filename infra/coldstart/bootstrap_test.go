@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -179,5 +180,59 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 		}
 		log.Print("bootstrap: " + string(l.buf[:i]))
 		l.buf = l.buf[i+1:]
+	}
+}
+
+// TestFaultsCountsWhatTheKernelDoes: the live count the table shows, read from /proc, against the
+// kernel's own count in the rusage of the process once it has exited, which can only have grown.
+func TestFaultsCountsWhatTheKernelDoes(t *testing.T) {
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(templatePath)
+	flags, err := LambdaFlags(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bins, err := Build(context.Background(), root, t.TempDir(), []string{HelloWorld}, flags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := startProcess(t, bins[0], Settings{})
+	evs, err := NewEvents(templatePath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ev, _, err := evs.Event(http.MethodGet, "/api/v1/comments/", "", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), functionTimeout)
+	defer cancel()
+	res, err := p.API.Invoke(ctx, payload)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if resp, err := ProxyResponse(res); err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("hello-world answered %+v, %v", resp, err)
+	}
+	live, err := p.Faults()
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Stop()
+	ru, ok := p.cmd.ProcessState.SysUsage().(*syscall.Rusage)
+	if !ok {
+		t.Fatal("no rusage for the exited process")
+	}
+	final := ru.Minflt + ru.Majflt
+	// A Go process faults in hundreds of pages before its first answer; the kill adds a few at most.
+	if live < 100 || live > final || final-live > 50 {
+		t.Fatalf("Faults() = %d while running, rusage %d after exit", live, final)
 	}
 }
