@@ -25,28 +25,12 @@ import (
 // API with Lambda's environment, take a real API Gateway REST event and answer it, and the links it
 // writes must carry the stage the client called (issue 10). Every other test stops at the handler.
 func TestEachBootstrapAnswersAnAPIGatewayEvent(t *testing.T) {
-	templatePath, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(templatePath)
 	db := testkit.NewDB(t)
 	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
-	flags, err := LambdaFlags(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bins, err := Build(context.Background(), root, t.TempDir(), []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction"}, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs, bins := build(t, "AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction")
 	byName := make(map[string]Bootstrap)
 	for _, b := range bins {
 		byName[b.Function] = b
-	}
-	evs, err := NewEvents(templatePath)
-	if err != nil {
-		t.Fatal(err)
 	}
 	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"), "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
 	call := func(t *testing.T, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
@@ -121,6 +105,32 @@ func startProcess(t *testing.T, b Bootstrap, env Settings) *Process {
 // openapi.yaml, as every handler test does; it returns the proxy response and its body as an object.
 func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
 	t.Helper()
+	resp := send(t, evs, p, method, pathQuery, token, body)
+	header := http.Header{}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			header.Add(k, v)
+		}
+	}
+	for k, v := range resp.Headers {
+		header.Set(k, v)
+	}
+	if header.Get("X-Request-Id") == "" {
+		t.Errorf("%s %s: no X-Request-Id", method, pathQuery)
+	}
+	u, _ := url.Parse(pathQuery)
+	contract.Validate(t, method, u.Path, u.Query(), resp.StatusCode, header, []byte(resp.Body))
+	var obj map[string]any
+	if err := json.Unmarshal([]byte(resp.Body), &obj); err != nil {
+		t.Fatalf("%s %s: body is not an object: %v: %s", method, pathQuery, err, resp.Body)
+	}
+	return resp, obj
+}
+
+// send hands the API Gateway event for the request to the process through the Runtime API and returns
+// the proxy response it answered with.
+func send(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body string) events.APIGatewayProxyResponse {
+	t.Helper()
 	ev, fn, err := evs.Event(method, pathQuery, token, body)
 	if err != nil {
 		t.Fatal(err)
@@ -142,25 +152,31 @@ func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token, bod
 	if err != nil {
 		t.Fatalf("%s: %v", fn, err)
 	}
-	header := http.Header{}
-	for k, vs := range resp.MultiValueHeaders {
-		for _, v := range vs {
-			header.Add(k, v)
-		}
+	return resp
+}
+
+// build builds the bootstraps of functions with the Makefile's flags, and the events of template.yaml's
+// routes to send them.
+func build(t *testing.T, functions ...string) (*Events, []Bootstrap) {
+	t.Helper()
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for k, v := range resp.Headers {
-		header.Set(k, v)
+	root := filepath.Dir(templatePath)
+	flags, err := LambdaFlags(root)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if header.Get("X-Request-Id") == "" {
-		t.Errorf("%s %s: no X-Request-Id", method, pathQuery)
+	bins, err := Build(context.Background(), root, t.TempDir(), functions, flags)
+	if err != nil {
+		t.Fatal(err)
 	}
-	u, _ := url.Parse(pathQuery)
-	contract.Validate(t, method, u.Path, u.Query(), resp.StatusCode, header, []byte(resp.Body))
-	var obj map[string]any
-	if err := json.Unmarshal([]byte(resp.Body), &obj); err != nil {
-		t.Fatalf("%s %s: body is not an object: %v: %s", method, pathQuery, err, resp.Body)
+	evs, err := NewEvents(templatePath)
+	if err != nil {
+		t.Fatal(err)
 	}
-	return resp, obj
+	return evs, bins
 }
 
 // lineLogger hands each whole line a process prints to the log package, which testkit.Main captures.
@@ -186,40 +202,10 @@ func (l *lineLogger) Write(p []byte) (int, error) {
 // TestFaultsCountsWhatTheKernelDoes: the live count the table shows, read from /proc, against the
 // kernel's own count in the rusage of the process once it has exited, which can only have grown.
 func TestFaultsCountsWhatTheKernelDoes(t *testing.T) {
-	templatePath, err := gateway.FindTemplate()
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := filepath.Dir(templatePath)
-	flags, err := LambdaFlags(root)
-	if err != nil {
-		t.Fatal(err)
-	}
-	bins, err := Build(context.Background(), root, t.TempDir(), []string{HelloWorld}, flags)
-	if err != nil {
-		t.Fatal(err)
-	}
+	evs, bins := build(t, HelloWorld)
 	p := startProcess(t, bins[0], Settings{})
-	evs, err := NewEvents(templatePath)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ev, _, err := evs.Event(http.MethodGet, "/api/v1/comments/", "", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	payload, err := json.Marshal(ev)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), functionTimeout)
-	defer cancel()
-	res, err := p.API.Invoke(ctx, payload)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if resp, err := ProxyResponse(res); err != nil || resp.StatusCode != http.StatusOK {
-		t.Fatalf("hello-world answered %+v, %v", resp, err)
+	if resp := send(t, evs, p, http.MethodGet, "/api/v1/comments/", "", ""); resp.StatusCode != http.StatusOK {
+		t.Fatalf("hello-world answered %d: %s", resp.StatusCode, resp.Body)
 	}
 	live, err := p.Faults()
 	if err != nil {

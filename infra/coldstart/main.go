@@ -266,7 +266,7 @@ func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scen
 			return nil, err
 		}
 		rows[k] = Row{Function: b.Function, Size: b.Size, Init: Median(inits), FirstCall: Median(calls), Cold: Median(firsts), ColdP90: Percentile(firsts, 90),
-			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus), Faults: median(faults),
+			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus), Faults: Median(faults),
 			WarmCPU: (cpuAfter - cpuBefore[k]) / time.Duration(max(o.warm, 1))}
 	}
 	return rows, nil

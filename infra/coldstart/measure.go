@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"io"
@@ -76,27 +77,20 @@ func Warm(ctx context.Context, p *Process, sc Scenario, first, n int) ([]time.Du
 	return out, nil
 }
 
-// Median of ds (which it sorts).
-func Median(ds []time.Duration) time.Duration {
-	return Percentile(ds, 50)
+// Median of xs (which it sorts).
+func Median[T cmp.Ordered](xs []T) T {
+	return Percentile(xs, 50)
 }
 
-func median(ns []int64) int64 {
-	if len(ns) == 0 {
-		return 0
+// Percentile is the nearest-rank percentile of xs (which it sorts); 0 for none.
+func Percentile[T cmp.Ordered](xs []T, pct int) T {
+	if len(xs) == 0 {
+		var zero T
+		return zero
 	}
-	slices.Sort(ns)
-	return ns[(len(ns)-1)/2]
-}
-
-// Percentile is the nearest-rank percentile of ds (which it sorts); 0 for none.
-func Percentile(ds []time.Duration, pct int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	slices.Sort(ds)
-	rank := (pct*len(ds) + 99) / 100
-	return ds[max(rank, 1)-1]
+	slices.Sort(xs)
+	rank := (pct*len(xs) + 99) / 100
+	return xs[max(rank, 1)-1]
 }
 
 // Row is one line of the report.
