@@ -91,7 +91,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintln(out, "building the bootstraps for this machine …")
+	fmt.Fprintln(os.Stderr, "building the bootstraps for this machine …")
 	flags, err := LambdaFlags(root)
 	if err != nil {
 		return err
