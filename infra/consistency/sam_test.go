@@ -62,7 +62,8 @@ func translatedJSON(t *testing.T) []byte {
 		var exit *exec.ExitError
 		switch {
 		case errors.As(err, &exit) && exit.ExitCode() == 3:
-			translation.skip = "Python's samtranslator is missing, so SAM's translation is not checked here (pip install aws-sam-translator, or cfn-lint, which brings it): " +
+			translation.skip = "Python's samtranslator is missing, so SAM's translation is not checked here " +
+				"(pip install aws-sam-translator, or cfn-lint, which brings it): " +
 				strings.TrimSpace(stderr.String())
 		case err != nil:
 			translation.err = fmt.Errorf("sam-translate.py: %w\n%s", err, stderr.String())

@@ -26,7 +26,8 @@ func TestWriteKeepsTheRestOfTheDocument(t *testing.T) {
 		t.Fatal(err)
 	}
 	before := read(t, path)
-	edited := strings.Replace(before, "# Performance\n", "# Performance\n\nWritten by hand.\n", 1) + "\nHand-written tail.\n"
+	edited := strings.Replace(before, "# Performance\n", "# Performance\n\nWritten by hand.\n", 1) +
+		"\nHand-written tail.\n"
 	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
 		t.Fatal(err)
 	}
