@@ -7,8 +7,8 @@ DDB         := infra/scripts/dynamodb-local.sh
 FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction
 # The flags of every Lambda bootstrap; infra/coldstart reads this line too, so each flag is one word.
 # -ldflags=-s leaves out the symbol table and implies -w (no DWARF). The -gcflags turn inlining off but in
-# the runtime and x/crypto (argon2id's loops): 0.6-0.8 MiB less per bootstrap, for no change measured in
-# time (README, Cold start, size and memory); for each package the last pattern that matches wins.
+# the runtime and x/crypto (argon2id's loops): smaller bootstraps at no measured cost in time
+# (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
 .PHONY: run test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
@@ -28,7 +28,7 @@ seed:
 	@test -n "$(FILE)" || { echo "usage: make seed FILE=path/to/fixture.json [TARGET=aws TABLE_NAME=<table>]" >&2; exit 2; }
 	@infra/scripts/seed.sh "$(FILE)" "$(if $(filter command line,$(origin TARGET)),$(TARGET),local)"
 
-## bench: the benchmarks, against DynamoDB Local
+## bench: the benchmarks, against DynamoDB Local; the operations' table goes to docs/PERFORMANCE.md too
 bench:
 	@infra/scripts/test.sh bench
 
@@ -36,7 +36,8 @@ bench:
 fuzz:
 	@infra/scripts/fuzz.sh
 
-## coldstart: each function's bootstrap under a Lambda Runtime API stand-in against DynamoDB Local: cold start (median of 20) and warm time vs a hello-world bootstrap, size, peak RSS
+## coldstart: each bootstrap under a Lambda Runtime API stand-in: cold start and warm time against a
+#  hello-world bootstrap, size, peak RSS; the table goes to docs/PERFORMANCE.md too
 coldstart:
 	@infra/scripts/coldstart.sh
 

@@ -2,15 +2,19 @@ package bench_test
 
 import (
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"runtime"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/reportingplatform/api/infra/bench"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/perfdoc"
 	"github.com/reportingplatform/api/infra/testkit"
 )
 
@@ -65,17 +69,22 @@ func BenchmarkOperations(b *testing.B) {
 			met++
 		}
 	}
-	fmt.Printf("\nOperations through API Gateway event → adapter → handler → DynamoDB Local at %s: %d rounds, GOMAXPROCS %d\n",
+	// The report goes to the terminal and, from a run of both groups, into docs/PERFORMANCE.md.
+	var report strings.Builder
+	out := io.MultiWriter(os.Stdout, &report)
+	fmt.Fprintf(out, "\nOperations through API Gateway event → adapter → handler → DynamoDB Local at %s: "+
+		"%d rounds, GOMAXPROCS %d\n",
 		os.Getenv("DYNAMODB_ENDPOINT"), max(store[0].stats.N(), hashed[0].stats.N()), runtime.GOMAXPROCS(0))
-	if err := bench.WriteTable(os.Stdout, rows); err != nil {
+	if err := bench.WriteTable(out, rows); err != nil {
 		b.Fatal(err)
 	}
-	fmt.Println()
-	if err := bench.WriteBreakdown(os.Stdout, rows); err != nil {
+	fmt.Fprintln(out)
+	if err := bench.WriteBreakdown(out, rows); err != nil {
 		b.Fatal(err)
 	}
 	if hash := hashed[0].stats.Percentile(50); hash > 0 {
-		fmt.Printf("login p50 / argon2id p50 = %.2f (target ≤ 1.20)\n", float64(hashed[1].stats.Percentile(50))/float64(hash))
+		fmt.Fprintf(out, "login p50 / argon2id p50 = %.2f (target ≤ 1.20)\n",
+			float64(hashed[1].stats.Percentile(50))/float64(hash))
 	}
 	var belowFloor []string
 	for _, r := range rows {
@@ -83,7 +92,8 @@ func BenchmarkOperations(b *testing.B) {
 			belowFloor = append(belowFloor, r.Name)
 		}
 	}
-	fmt.Printf("targets met: %d of %d; below the floor (the DynamoDB calls' time on the wire, plus the hash for login and user creation, exceeds the target): %d (%s)\n",
+	fmt.Fprintf(out, "targets met: %d of %d; below the floor (the DynamoDB calls' time on the wire, "+
+		"plus the hash for login and user creation, exceeds the target): %d (%s)\n",
 		met, targets, len(belowFloor), strings.Join(belowFloor, ", "))
 	// What the targets cannot separate: DynamoDB Local answers a BatchGetItem, Query, UpdateItem or
 	// TransactWriteItems in 2-7 raw GetItems (the breakdown), so an operation whose round trips are
@@ -102,11 +112,29 @@ func BenchmarkOperations(b *testing.B) {
 		}
 	}
 	if worst.Stats != nil {
-		fmt.Printf("own time p50 (the request minus its waits for DynamoDB on the wire, and minus the hash for login and user creation; the SDK's work is own) within 1 ms: %d of %d; the most: %s, %.2f ms\n",
+		fmt.Fprintf(out, "own time p50 (the request minus its waits for DynamoDB on the wire, and minus the hash "+
+			"for login and user creation; the SDK's work is own) within 1 ms: %d of %d; the most: %s, %.2f ms\n",
 			ownMet, targets, worst.Name, float64(worst.Overhead())/float64(time.Millisecond))
 	}
-	fmt.Printf("RCU, WCU: request units per request as AWS bills them (bench.Billed); $/million requests at us-east-1 on-demand $%.3f per million reads, $%.3f per million writes\n\n",
+	fmt.Fprintf(out, "RCU, WCU: request units per request as AWS bills them (bench.Billed); $/million requests "+
+		"at us-east-1 on-demand $%.3f per million reads, $%.3f per million writes\n\n",
 		bench.DollarsPerMillionReadUnits, bench.DollarsPerMillionWriteUnits)
+	if store[0].stats.N() > 0 && hashed[0].stats.N() > 0 { // a filtered run leaves the document as it is
+		writeSection(b, "bench", report.String())
+	}
+}
+
+// writeSection puts a run's report into its section of docs/PERFORMANCE.md (infra/perfdoc).
+func writeSection(b *testing.B, name, report string) {
+	template, err := gateway.FindTemplate()
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(filepath.Dir(template), perfdoc.Path)
+	if err := perfdoc.Write(path, name, time.Now(), report); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("written to %s\n", path)
 }
 
 // storeRows are the DynamoDB-bound operations' rows, the GetItem baseline first: target round trips ×

@@ -26,6 +26,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/perfdoc"
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
@@ -33,6 +34,7 @@ type options struct {
 	cold, warm, memory int
 	inittrace, lookups bool
 	flags, env         string
+	doc                bool
 }
 
 func main() {
@@ -44,14 +46,34 @@ func main() {
 	flag.BoolVar(&o.lookups, "lookups", true, "also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
 	flag.StringVar(&o.flags, "flags", "", "go build flags for every bootstrap instead of the Makefile's GOFLAGS_LAMBDA, to compare a variant")
 	flag.StringVar(&o.env, "env", "", "space-separated NAME=value settings added to every bootstrap's environment (e.g. GOGC=200), to compare a variant")
+	flag.BoolVar(&o.doc, "doc", true, "also write the report into docs/PERFORMANCE.md's coldstart section")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
-	if err := run(ctx, o, os.Stdout); err != nil {
+	var report strings.Builder
+	err := run(ctx, o, io.MultiWriter(os.Stdout, &report))
+	if err == nil && o.doc {
+		err = writeDoc(report.String())
+	}
+	if err != nil {
 		fmt.Fprintln(os.Stderr, "coldstart:", err)
 		stop()
 		os.Exit(1)
 	}
+}
+
+// writeDoc puts a run's report into the coldstart section of docs/PERFORMANCE.md (infra/perfdoc).
+func writeDoc(report string) error {
+	template, err := gateway.FindTemplate()
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(filepath.Dir(template), perfdoc.Path)
+	if err := perfdoc.Write(path, "coldstart", time.Now(), report); err != nil {
+		return err
+	}
+	fmt.Printf("written to %s\n", path)
+	return nil
 }
 
 func run(ctx context.Context, o options, out io.Writer) error {
@@ -69,7 +91,7 @@ func run(ctx context.Context, o options, out io.Writer) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	fmt.Fprintln(out, "building the bootstraps for this machine …")
+	fmt.Fprintln(os.Stderr, "building the bootstraps for this machine …")
 	flags, err := LambdaFlags(root)
 	if err != nil {
 		return err

@@ -163,7 +163,8 @@ func TestCORSThroughTheGateway(t *testing.T) {
 			}
 			wantHeaders(t, method, resp.Header, listed)
 		}
-		// A preflight of a path no function serves is API Gateway's own 404: no CORS header (README).
+		// A preflight of a path no function serves is API Gateway's own 404: no CORS header
+		// (ARCHITECTURE.md, CORS).
 		w := sendPreflight(t, gw, corsOrigin, "/api/v1/nothing/", "GET")
 		if w.Code != http.StatusNotFound || !testkit.JSONEqual(w.Body.Bytes(), []byte(`{"detail": "Not found."}`)) {
 			t.Fatalf("preflight of an unknown path: %d %s", w.Code, w.Body)

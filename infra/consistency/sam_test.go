@@ -44,13 +44,13 @@ var translation struct {
 // translatedJSON is template.yaml as the SAM transform turns it into CloudFormation, by
 // infra/scripts/sam-translate.py (Python's samtranslator, the translator CloudFormation, the SAM CLI
 // and cfn-lint run). It is translated once per test binary; tests skip where Python or samtranslator
-// is missing.
+// is missing, and fail there under CI=true (skipUnlessCI).
 func translatedJSON(t *testing.T) []byte {
 	t.Helper()
 	translation.once.Do(func() {
 		python, err := exec.LookPath("python3")
 		if err != nil {
-			translation.skip = "python3 is not on PATH; the SAM translator tests need it with samtranslator (CI machines have both)"
+			translation.skip = "python3 is not on PATH; the SAM translator tests need it with samtranslator"
 			return
 		}
 		_, root := loadTemplate(t)
@@ -62,14 +62,15 @@ func translatedJSON(t *testing.T) []byte {
 		var exit *exec.ExitError
 		switch {
 		case errors.As(err, &exit) && exit.ExitCode() == 3:
-			translation.skip = "Python's samtranslator is missing, so SAM's translation is not checked here (pip install aws-sam-translator, or cfn-lint, which brings it; CI machines have it): " +
+			translation.skip = "Python's samtranslator is missing, so SAM's translation is not checked here " +
+				"(pip install aws-sam-translator, or cfn-lint, which brings it): " +
 				strings.TrimSpace(stderr.String())
 		case err != nil:
 			translation.err = fmt.Errorf("sam-translate.py: %w\n%s", err, stderr.String())
 		}
 	})
 	if translation.skip != "" {
-		t.Skip(translation.skip)
+		skipUnlessCI(t, translation.skip)
 	}
 	if translation.err != nil {
 		t.Fatal(translation.err)

@@ -3,7 +3,8 @@
 # DYNAMODB_ENDPOINT names, or an in-memory one of its own on COLDSTART_DYNAMODB_PORT, started for the run
 # and stopped after (apart from `make run`'s and `make test`'s, so it can run beside them).
 # COLDSTART_FLAGS passes flags on, e.g. COLDSTART_FLAGS='-cold 5 -warm 50 -memory 0 -inittrace', or
-# '-env GOGC=off' to run every bootstrap with a setting added to its environment. To compare
+# '-env GOGC=off' to run every bootstrap with a setting added to its environment; '-doc=false' leaves
+# docs/PERFORMANCE.md as it is (a run writes its report there by default). To compare
 # other build flags than the Makefile's, whose words it would split, run the harness itself:
 #   DYNAMODB_ENDPOINT=... go run ./infra/coldstart -flags '-trimpath -tags=lambda.norpc -ldflags=-s'
 set -euo pipefail
