@@ -73,12 +73,6 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if wait := draft.Quota.Wait(h.clock.Now()); wait > 0 {
-		return domain.Throttled(wait)
-	}
-	if bodyErr != nil {
-		return bodyErr
-	}
 	ctx := r.Context()
 	var inv domain.Invitation
 	err = domain.RetryOnConflict(ctx, maxAttempts, func(n int) error {
@@ -90,9 +84,14 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			if draft, err = h.store.SessionAndDraft(ctx, ref, q); err != nil {
 				return err
 			}
-			if wait := draft.Quota.Wait(h.clock.Now()); wait > 0 {
-				return domain.Throttled(wait)
-			}
+		}
+		// Throttled first, as DRF throttles before it reads the body; again after a lost race, which
+		// may have been over the last invitation the window allowed.
+		if wait := draft.Quota.Wait(h.clock.Now()); wait > 0 {
+			return domain.Throttled(wait)
+		}
+		if bodyErr != nil {
+			return bodyErr
 		}
 		inviter, err := mayInvite(caller, req.orgID, draft)
 		if err != nil {

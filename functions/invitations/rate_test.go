@@ -27,6 +27,30 @@ func throttled(t testing.TB, resp testkit.Response, n int) {
 	}
 }
 
+// idList is a JSON list of n ids made by id.
+func idList(n int, id func() string) string {
+	quoted := make([]string, n)
+	for i := range quoted {
+		quoted[i] = fmt.Sprintf("%q", id())
+	}
+	return "[" + strings.Join(quoted, ", ") + "]"
+}
+
+// onlyBatchGet asserts that the calls since the last Reset were one BatchGetItem, and returns how many
+// keys it read.
+func (w *world) onlyBatchGet(t *testing.T) int {
+	t.Helper()
+	ops, inputs := w.db.Calls.Ops(), w.db.Calls.Inputs()
+	if len(ops) != 1 || ops[0] != "BatchGetItem" {
+		t.Fatalf("calls %v, want one BatchGetItem and nothing else", ops)
+	}
+	keys := 0
+	for _, req := range inputs[0].(*dynamodb.BatchGetItemInput).RequestItems {
+		keys += len(req.Keys)
+	}
+	return keys
+}
+
 // TestInvitationRate: SPEC §9, a user creates at most 100 invitations an hour; the next gets 429 with
 // Retry-After until the window that started with the first ends, whatever its body, and writes and
 // sends nothing. Refused creates do not count. Through 100 real creates: the count is the create's own
@@ -134,13 +158,6 @@ func TestCreateBeforeAuthentication(t *testing.T) {
 		}
 		return tok
 	}
-	ids := func(n int) string {
-		quoted := make([]string, n)
-		for i := range quoted {
-			quoted[i] = fmt.Sprintf("%q", uuid.NewString())
-		}
-		return strings.Join(quoted, ", ")
-	}
 	for _, caller := range []struct{ name, token string }{
 		{"a known user's id with a wrong secret", forged(w.admin.ID)},
 		{"an unknown id", forged(uuid.NewString())},
@@ -148,21 +165,14 @@ func TestCreateBeforeAuthentication(t *testing.T) {
 		for _, tc := range []struct{ n, keys int }{{domain.MaxPortfolioIDs, 6}, {5000, 3}} {
 			n := tc.n
 			t.Run(fmt.Sprintf("%s, %d portfolios", caller.name, n), func(t *testing.T) {
-				body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%s]}`, w.acme.ID, w.invitee.Email, ids(n))
+				body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": %s}`, w.acme.ID, w.invitee.Email, idList(n, uuid.NewString))
 				w.db.Calls.Reset()
 				resp := w.post(t, caller.token, body)
 				resp.Expect(t, 401, `{"detail": "Invalid token."}`)
 				if resp.Header.Get("WWW-Authenticate") != `Bearer realm="api"` {
 					t.Fatalf("WWW-Authenticate %q", resp.Header.Get("WWW-Authenticate"))
 				}
-				ops, inputs := w.db.Calls.Ops(), w.db.Calls.Inputs()
-				if len(ops) != 1 || ops[0] != "BatchGetItem" {
-					t.Fatalf("calls %v, want one BatchGetItem", ops)
-				}
-				keys := 0
-				for _, req := range inputs[0].(*dynamodb.BatchGetItemInput).RequestItems {
-					keys += len(req.Keys)
-				}
+				keys := w.onlyBatchGet(t)
 				// The token, its user, the quota and, for a body without errors, the organization, the
 				// address's account and its pending claim.
 				if keys != tc.keys {
@@ -183,13 +193,8 @@ func TestPortfolioListBound(t *testing.T) {
 	w := newWorld(t)
 	id := w.invitation(t, spec{portfolios: []ref{w.zeta}})
 	before := w.before(t, id)
-	list := func(n int) string {
-		quoted := make([]string, n)
-		for i := range quoted {
-			quoted[i] = fmt.Sprintf("%q", w.alpha.ID) // duplicates count, as DRF counts them
-		}
-		return "[" + strings.Join(quoted, ", ") + "]"
-	}
+	// The same id again and again: duplicates count, as DRF counts them.
+	list := func(n int) string { return idList(n, func() string { return w.alpha.ID }) }
 	const over = `{"accessible_portfolio_ids": ["Ensure this field has no more than 100 elements."]}`
 	admin := w.token(t, w.admin)
 	for _, tc := range []struct {
@@ -206,15 +211,7 @@ func TestPortfolioListBound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			w.db.Calls.Reset()
 			tc.send(tc.body).Expect(t, 400, over)
-			ops, inputs := w.db.Calls.Ops(), w.db.Calls.Inputs()
-			if len(ops) != 1 || ops[0] != "BatchGetItem" {
-				t.Fatalf("calls %v, want the session's BatchGetItem alone", ops)
-			}
-			keys := 0
-			for _, req := range inputs[0].(*dynamodb.BatchGetItemInput).RequestItems {
-				keys += len(req.Keys)
-			}
-			if keys != tc.keys {
+			if keys := w.onlyBatchGet(t); keys != tc.keys {
 				t.Fatalf("read %d keys, want %d", keys, tc.keys)
 			}
 		})
