@@ -44,7 +44,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 	if n, ok := body.Choice(fieldRole, func(n int) bool { return domain.Role(n).Valid() }, false); ok {
 		req.role = domain.Role(n)
 	}
-	req.portfolioIDs, _ = body.UUIDList(fieldPortfolios)
+	req.portfolioIDs, _ = body.UUIDList(fieldPortfolios, domain.MaxPortfolioIDs)
 	if err := body.Err(); err != nil {
 		return nil, err
 	}
@@ -52,31 +52,26 @@ func readCreate(r *http.Request) (*createRequest, error) {
 }
 
 // create serves POST /api/v1/organization-invitations/ (SPEC §10). Administrators of the organization,
-// and staff who are members of it, invite; the inviter is the caller's membership. Round trips: the
-// session with the organization, the portfolios, the email's account and pending claim (and the
-// invitations to the address, whole from GSI4, in parallel); one transaction, which also requires the
-// address's user not to be a member; after the e-mail is handed over, one write of email_sent.
+// and staff who are members of it, invite; the inviter is the caller's membership; a caller who used
+// up the invitation rate gets 429 (SPEC §9), checked right after authentication as DRF throttles.
+// Round trips: the session with the caller's quota, the organization and the email's account and
+// pending claim (a handful of items, whatever the body: SPEC §9); once the caller is known, the
+// portfolios and the claimed invitation beside the invitations to the address, whole from GSI4; one
+// transaction, which also counts the invitation and requires the address's user not to be a member;
+// after the e-mail is handed over, one write of email_sent.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	req, bodyErr := readCreate(r)
-	var q domain.InvitationDraft
+	var q domain.InvitationDraft // a body with errors names nothing to read: the session and quota alone
 	if bodyErr == nil {
 		q = domain.InvitationDraft{OrganizationID: req.orgID, Email: req.email, PortfolioIDs: req.portfolioIDs}
 	}
-	var draft domain.DraftRead
 	read := func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.DraftRead, error) {
-		if bodyErr != nil {
-			s, err := h.store.Session(ctx, ref)
-			return s, domain.DraftRead{Session: s}, err
-		}
 		d, err := h.store.SessionAndDraft(ctx, ref, q)
 		return d.Session, d, err
 	}
 	caller, draft, err := httpapi.AuthenticateWith(h.auth, r, nil, read)
 	if err != nil {
 		return err
-	}
-	if bodyErr != nil {
-		return bodyErr
 	}
 	ctx := r.Context()
 	var inv domain.Invitation
@@ -90,9 +85,23 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 				return err
 			}
 		}
-		now := h.clock.Now()
-		inviter, err := h.checkCreate(ctx, caller, req, draft, now)
+		// Throttled first, as DRF throttles before it reads the body; again after a lost race, which
+		// may have been over the last invitation the window allowed.
+		if wait := draft.Quota.Wait(h.clock.Now()); wait > 0 {
+			return domain.Throttled(wait)
+		}
+		if bodyErr != nil {
+			return bodyErr
+		}
+		inviter, err := mayInvite(caller, req.orgID, draft)
 		if err != nil {
+			return err
+		}
+		if draft, err = h.store.DraftDetails(ctx, q, draft); err != nil {
+			return err
+		}
+		now := h.clock.Now()
+		if err := h.checkCreate(ctx, req, draft, now); err != nil {
 			return err
 		}
 		inv = domain.Invitation{
@@ -110,7 +119,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		inv.Shown = &shown
-		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID)
+		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID, draft.Quota)
 		if errors.Is(err, domain.ErrAlreadyMember) {
 			return domain.FieldError(fieldEmail, msgMemberExists)
 		}
@@ -124,15 +133,21 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// checkCreate applies SPEC §10's rules and returns the inviting membership. To one who may not invite
-// into the organization it does not exist, and nothing about its members or invitations is told. That
-// the address's user is not a member is the write's condition (CreateInvitation); only a request refused
-// for other reasons reads the membership, so that the 400 names every error, the member's first.
-func (h *handler) checkCreate(ctx context.Context, caller domain.User, req *createRequest, draft domain.DraftRead, now time.Time) (domain.Membership, error) {
-	m, member := caller.MembershipOf(req.orgID)
+// mayInvite returns the caller's membership of orgID when it may invite into it. To one who may not,
+// the organization does not exist, and nothing about its members, portfolios or invitations is read
+// or told.
+func mayInvite(caller domain.User, orgID string, draft domain.DraftRead) (domain.Membership, error) {
+	m, member := caller.MembershipOf(orgID)
 	if draft.Organization == nil || !member || (m.Role != domain.RoleAdministrator && !caller.Privileged()) {
-		return m, domain.FieldError(fieldOrg, domain.MsgDoesNotExist(req.orgID))
+		return m, domain.FieldError(fieldOrg, domain.MsgDoesNotExist(orgID))
 	}
+	return m, nil
+}
+
+// checkCreate applies the rest of SPEC §10's rules. That the address's user is not a member is the
+// write's condition (CreateInvitation); only a request refused for other reasons reads the membership,
+// so that the 400 names every error, the member's first.
+func (h *handler) checkCreate(ctx context.Context, req *createRequest, draft domain.DraftRead, now time.Time) error {
 	var errs domain.FieldErrors
 	if missing, ok := firstMissing(req.portfolioIDs, draft.Portfolios); ok {
 		errs.Add(fieldPortfolios, domain.MsgDoesNotExist(missing))
@@ -141,17 +156,17 @@ func (h *handler) checkCreate(ctx context.Context, caller domain.User, req *crea
 	if (pending || errs.Err() != nil) && draft.EmailUserID != "" {
 		isMember, err := h.store.HasMember(ctx, req.orgID, draft.EmailUserID)
 		if err != nil {
-			return m, err
+			return err
 		}
 		if isMember {
 			errs.Add(fieldEmail, msgMemberExists)
-			return m, errs.Err()
+			return errs.Err()
 		}
 	}
 	if pending {
 		errs.Add(fieldEmail, msgPendingExists)
 	}
-	return m, errs.Err()
+	return errs.Err()
 }
 
 func hasPending(invs []domain.Invitation, now time.Time) bool {

@@ -213,8 +213,9 @@ func TestDeleteInvitation(t *testing.T) {
 // TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
 // trips: the list 2 for a member (session; the organizations' invitations, whole from GSI3, each with
 // what it shows), 1 once the process has seen the caller's session (the scope is read with the session);
-// the invitations to the caller's address come whole from GSI4 in the same step; create 3 (session with
-// what it checks and, in parallel, the address's invitations; the transaction, which checks that the
+// the invitations to the caller's address come whole from GSI4 in the same step; create 4 (the session
+// with the quota and the handful of items the body names; once the caller is known, the portfolios
+// beside the address's invitations; the transaction, which counts the invitation and checks that the
 // address's user is not a member; email_sent); delete 2.
 func TestListCreateDeleteCallBudget(t *testing.T) {
 	w := newWorld(t)
@@ -238,13 +239,13 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 		// Seen before: the address's invitations are read whole with the session.
 		{"list of another's organization as the invitee", "GET", listPath + "?organization=" + w.globex.ID, "", w.invitee, 200, 1},
 		{"list of nothing, guessed", "GET", listPath + "?organization=" + w.globex.ID, "", w.member, 200, 1},
-		{"create", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]), w.admin, 201, 3},
-		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 3},
+		{"create", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]), w.admin, 201, 4},
+		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 4},
 		{"create refused", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "c@example.com"}`, w.acme.ID), w.member, 400, 1},
 		// The transaction's check refuses a member's address.
-		{"create for a member", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), w.admin, 400, 2},
+		{"create for a member", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), w.admin, 400, 3},
 		// Refused for a pending invitation: whether the address is a member's is read, to be named first.
-		{"create for an address with an account and a pending invitation", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email), w.admin, 400, 2},
+		{"create for an address with an account and a pending invitation", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email), w.admin, 400, 3},
 		{"delete", "DELETE", listPath + doomed + "/", "", w.admin, 204, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -52,7 +52,7 @@ func readPatch(body *httpapi.Body) *patchRequest {
 	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxInviteeName}
 	req.firstName, req.setFirstName = body.String(fieldFirstName, names)
 	req.lastName, req.setLastName = body.String(fieldLastName, names)
-	req.portfolioIDs, req.setPortfolios = body.UUIDList(fieldPortfolios)
+	req.portfolioIDs, req.setPortfolios = body.UUIDList(fieldPortfolios, domain.MaxPortfolioIDs)
 	req.invalid = body.Errors()
 	return req
 }

@@ -25,7 +25,7 @@ const (
 	ETOOLARGE        Code = "too_large"       // a body over the limit
 	ECONFLICT        Code = "conflict"        // a conditional write lost a race; the caller may retry
 	EUNAVAILABLE     Code = "unavailable"     // the store is throttled or unreachable after retries
-	ETHROTTLED       Code = "throttled"       // the client sent too many requests (login failures)
+	ETHROTTLED       Code = "throttled"       // the client sent too many requests (login failures, invitations)
 	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client
 )
 
@@ -38,6 +38,9 @@ var (
 	ErrStaleCopy = errors.New("the email claim's copy of the user is stale")
 	// ErrAlreadyMember: the invited address belongs to a member of the organization (CreateInvitation).
 	ErrAlreadyMember = errors.New("the address belongs to a member of the organization")
+	// ErrQuotaChanged: the creator's invitation quota is no longer as read (CreateInvitation); the
+	// caller reads it again and decides between 429 and another attempt.
+	ErrQuotaChanged = errors.New("the invitation quota changed since it was read")
 	// ErrObjectOwnedElsewhere: the commented object belongs to another organization.
 	ErrObjectOwnedElsewhere = errors.New("object owned by another organization")
 )
@@ -154,6 +157,11 @@ const (
 // MsgMaxLength is DRF's max_length message.
 func MsgMaxLength(n int) string {
 	return fmt.Sprintf("Ensure this field has no more than %d characters.", n)
+}
+
+// MsgMaxElements is DRF ListField's max_length message.
+func MsgMaxElements(n int) string {
+	return fmt.Sprintf("Ensure this field has no more than %d elements.", n)
 }
 
 // MsgChoice is DRF's invalid-choice message; sent is the value as the client sent it.

@@ -41,19 +41,25 @@ type InvitationStore interface {
 	// portfolios (each looked up in its invitation's organization).
 	InvitationPageRefs(ctx context.Context, invs []Invitation) (InvitationRefs, error)
 
-	// SessionAndDraft reads the session of ref with what creating an invitation to q.Email in
-	// q.OrganizationID must check: the organization, the portfolios, the user holding the email, and the
-	// invitations to the email in that organization. One round trip; two only when the pending claim
-	// names an invitation the address's index does not show (just created, or moved).
+	// SessionAndDraft reads, in one call, the session of ref, the caller's invitation quota and what
+	// creating an invitation to q.Email in q.OrganizationID checks first: the organization, the user
+	// holding the email and the organization's pending claim on it (each only when q names it). A
+	// handful of items, whatever the body: nothing the caller chooses the number of is read before the
+	// session is checked (SPEC §9).
 	SessionAndDraft(ctx context.Context, ref TokenRef, q InvitationDraft) (DraftRead, error)
+	// DraftDetails completes what SessionAndDraft read for q, once the caller is known: the portfolios
+	// q names and the invitations to the email in that organization. One round trip.
+	DraftDetails(ctx context.Context, q InvitationDraft, read DraftRead) (DraftRead, error)
 	// HasMember reports whether the user is a member of the organization.
 	HasMember(ctx context.Context, orgID, userID string) (bool, error)
 	// CreateInvitation stores a new invitation and takes the organization's pending claim on its email,
 	// on the condition that the claim is still as read (claimedBy, "" for none): of two concurrent
 	// creates one wins, the other gets ECONFLICT and reads again. With emailUserID (the user holding the
 	// address) set, the same write requires that user not to be a member of the organization, and
-	// returns ErrAlreadyMember when it is.
-	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string) error
+	// returns ErrAlreadyMember when it is. The same write counts the invitation against its inviter's
+	// quota, on the condition that the quota is still as read (quota) and below InvitationsPerWindow:
+	// else ECONFLICT wrapping ErrQuotaChanged, and the caller reads it again.
+	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string, quota InvitationQuota) error
 	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
 	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
 	MarkInvitationSent(ctx context.Context, inv Invitation) error
@@ -103,14 +109,15 @@ type InvitationDraft struct {
 	PortfolioIDs   []string
 }
 
-// DraftRead is what SessionAndDraft found.
+// DraftRead is what SessionAndDraft found, and DraftDetails added.
 type DraftRead struct {
 	Session      Session
+	Quota        InvitationQuota      // the caller's (the token's user's)
 	Organization *Organization        // nil: it does not exist
-	Portfolios   map[string]Portfolio // those of the organization, by id
 	EmailUserID  string               // the user holding the email; "" when there is none
-	Invitations  []Invitation         // the invitations to the email in the organization
 	ClaimedBy    string               // the invitation holding the pending claim; "" for none
+	Portfolios   map[string]Portfolio // DraftDetails: those of the organization, by id
+	Invitations  []Invitation         // DraftDetails: the invitations to the email in the organization
 }
 
 // InvitationRefsQuery names what an invitation refers to, to be read together.

@@ -10,3 +10,7 @@ const (
 	MaxCommentTag    = 50      // a comment's tag
 	MaxCommentText   = 100_000 // a comment's text
 )
+
+// MaxPortfolioIDs bounds an invitation's accessible_portfolio_ids (SPEC §9, "Lists in bodies"): a body
+// names at most this many, so that what a request reads for them is bounded too.
+const MaxPortfolioIDs = 100

@@ -3,7 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
-	"sync"
+	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -16,100 +16,6 @@ import (
 // Creating, marking and deleting invitations (SPEC §10): what a create reads and checks, its
 // transaction, the record of its e-mail, and deletion.
 
-// pendingClaimItem is ORG#<org> / PENDING#<email>: which invitation last claimed the address.
-type pendingClaimItem struct {
-	PK           string `dynamodbav:"PK"`
-	SK           string `dynamodbav:"SK"`
-	InvitationID string `dynamodbav:"invitation_id"`
-}
-
-// SessionAndDraft reads, with the session, the organization, the portfolios, the email's claim and the
-// organization's pending claim on it, and (in parallel) the invitations to the email, whole from GSI4. A
-// second call reads only the invitation the pending claim names when GSI4 does not show it (yet: the
-// claim is strongly consistent, the index is not). Whether the email's user is a member is left to the
-// write (CreateInvitation) or, when a refusal must name it, to HasMember.
-func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q domain.InvitationDraft) (domain.DraftRead, error) {
-	ok, ek, ck := orgKey(q.OrganizationID), emailKey(q.Email), pendingClaimKey(q.OrganizationID, q.Email)
-	keys := append(sessionKeys(ref), ok, ek, ck)
-	for _, p := range q.PortfolioIDs {
-		keys = append(keys, portfolioKey(q.OrganizationID, p))
-	}
-	var (
-		items    map[key]map[string]types.AttributeValue
-		whole    []domain.Invitation
-		errItems error
-		errWhole error
-		wg       sync.WaitGroup
-	)
-	wg.Add(1)
-	go func() { defer wg.Done(); whole, errWhole = s.inviteeInvitations(ctx, q.Email) }()
-	items, errItems = s.batchGet(ctx, "read session and invitation draft", keys)
-	wg.Wait()
-	if err := errors.Join(errItems, errWhole); err != nil {
-		return domain.DraftRead{}, err
-	}
-	var out domain.DraftRead
-	var err error
-	if out.Session, err = decodeSession(items, ref); err != nil {
-		return domain.DraftRead{}, err
-	}
-	if item := items[ok]; item != nil {
-		o, err := decodeOrganization(item)
-		if err != nil {
-			return domain.DraftRead{}, err
-		}
-		out.Organization = &o
-	}
-	out.Portfolios = map[string]domain.Portfolio{}
-	for _, p := range q.PortfolioIDs {
-		if item := items[portfolioKey(q.OrganizationID, p)]; item != nil {
-			if out.Portfolios[p], err = decodePortfolio(item); err != nil {
-				return domain.DraftRead{}, err
-			}
-		}
-	}
-	if item := items[ck]; item != nil {
-		var claim pendingClaimItem
-		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-			return domain.DraftRead{}, fail("decode pending claim", err)
-		}
-		out.ClaimedBy = claim.InvitationID
-	}
-	if item := items[ek]; item != nil {
-		var claim emailItem
-		if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-			return domain.DraftRead{}, fail("decode email claim", err)
-		}
-		out.EmailUserID = claim.UserID
-	}
-	if out.Organization == nil {
-		return out, nil // refused whatever the invitations
-	}
-	seen := map[string]bool{}
-	keep := func(inv domain.Invitation) {
-		if inv.OrganizationID == q.OrganizationID && domain.EmailKey(inv.Email) == domain.EmailKey(q.Email) {
-			out.Invitations = append(out.Invitations, inv)
-		}
-	}
-	for _, inv := range whole {
-		seen[inv.ID] = true
-		keep(inv)
-	}
-	if out.ClaimedBy == "" || seen[out.ClaimedBy] {
-		return out, nil
-	}
-	claimed, found, err := s.getItem(ctx, "read the claimed invitation", invitationKey(out.ClaimedBy))
-	if err != nil || !found { // gone: it claims nothing
-		return out, err
-	}
-	inv, err := decodeInvitation(claimed)
-	if err != nil {
-		return domain.DraftRead{}, err
-	}
-	keep(inv)
-	return out, nil
-}
-
 // HasMember reads ORG#<org> / MEMBER#<user>, strongly consistent.
 func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, error) {
 	_, ok, err := s.getItem(ctx, "read membership", memberKey(orgID, userID))
@@ -118,8 +24,9 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 
 // CreateInvitation puts the invitation and the organization's pending claim on its address in one
 // TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
-// ConditionCheck that the user has no membership of the organization.
-func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string) error {
+// ConditionCheck that the user has no membership of the organization. The same transaction counts the
+// invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass.
+func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string, quota domain.InvitationQuota) error {
 	inv.Version = 1
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
@@ -142,10 +49,15 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 	if err != nil {
 		return fail("build pending claim", err)
 	}
+	count, err := quotaUpdate(inv.InviterUserID, quota, inv.CreatedAt)
+	if err != nil {
+		return err
+	}
 	writes := []types.TransactWriteItem{
 		{Put: &types.Put{Item: item, ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}},
 		{Put: &types.Put{Item: claim, ConditionExpression: asRead.Condition(),
 			ExpressionAttributeNames: asRead.Names(), ExpressionAttributeValues: asRead.Values()}},
+		count,
 	}
 	if emailUserID != "" {
 		writes = append(writes, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
@@ -156,12 +68,32 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 	err = s.transact(ctx, "create invitation", writes)
 	var c *cancelled
 	switch {
-	case emailUserID != "" && conditionFailed(err, 2):
+	case conditionFailed(err, 2):
+		return &domain.Error{Code: domain.ECONFLICT, Err: errors.Join(domain.ErrQuotaChanged, err)}
+	case emailUserID != "" && conditionFailed(err, 3):
 		return domain.ErrAlreadyMember
 	case errors.As(err, &c):
 		return &domain.Error{Code: domain.ECONFLICT, Err: err}
 	}
 	return err
+}
+
+// quotaUpdate counts one invitation of userID at now: one more in the window quota read as open, on
+// the condition that it is still open and below the limit; else a new window of one, on the condition
+// that none is open. Either condition failing means the quota is not as read: the caller reads it
+// again and decides (429, or another attempt).
+func quotaUpdate(userID string, quota domain.InvitationQuota, now time.Time) (types.TransactWriteItem, error) {
+	used, ends, nowMs := expression.Name("used"), expression.Name("window_ends"), expression.Value(now.UnixMilli())
+	if quota.Open(now) {
+		cond := ends.GreaterThan(nowMs).And(used.LessThan(expression.Value(domain.InvitationsPerWindow)))
+		return updateItem(invitationQuotaKey(userID), expression.Add(used, expression.Value(1)), &cond)
+	}
+	end := now.Add(domain.InvitationWindow)
+	cond := expression.AttributeNotExists(expression.Name(attrPK)).Or(ends.LessThanEqual(nowMs))
+	start := expression.Set(used, expression.Value(1)).
+		Set(ends, expression.Value(end.UnixMilli())).
+		Set(expression.Name(attrTTL), expression.Value(end.Unix()))
+	return updateItem(invitationQuotaKey(userID), start, &cond)
 }
 
 // MarkInvitationSent sets email_sent, conditioned on the address it was sent to still being the

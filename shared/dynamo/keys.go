@@ -81,6 +81,12 @@ func orgInvitationsIndexKey(orgID string, created time.Time, invitationID string
 func pendingClaimKey(orgID, email string) key {
 	return key{"ORG#" + orgID, "PENDING#" + domain.EmailKey(email)}
 }
+
+// invitationQuotaKey counts the invitations a user created in the current window (SPEC §9).
+func invitationQuotaKey(userID string) key {
+	return key{"QUOTA#INVITATIONS#USER#" + userID, "WINDOW"}
+}
+
 func commentIndexKey(contentType, objectID string, created time.Time, id string) key {
 	return key{objectPartition(contentType, objectID), commentSortKey(created, id)}
 }

@@ -172,7 +172,9 @@ func parseUUID(raw json.RawMessage) (string, bool) {
 
 // UUIDList reads a list of UUIDs (DRF ListField / many=True primary keys). Bad entries are reported by
 // their index, as DRF does: {"field": {"0": [...]}} is flattened to the message of the first bad entry.
-func (b *Body) UUIDList(name string) ([]string, bool) {
+// A list of more than maxItems entries (duplicates count, as DRF's max_length counts them) is refused
+// once its entries are valid, as DRF runs the validator after them; 0 sets no bound.
+func (b *Body) UUIDList(name string, maxItems int) ([]string, bool) {
 	raw, present := b.fields[name]
 	if !present {
 		return nil, false
@@ -202,6 +204,10 @@ func (b *Body) UUIDList(name string) ([]string, bool) {
 			seen[id] = true
 			ids = append(ids, id)
 		}
+	}
+	if maxItems > 0 && len(items) > maxItems {
+		b.Fail(name, domain.MsgMaxElements(maxItems))
+		return nil, false
 	}
 	return ids, true
 }

@@ -127,12 +127,12 @@ func TestUUIDFields(t *testing.T) {
 	if c, ok := b.UUID("c", false, true); c != nil || !ok {
 		t.Errorf("c = %v %v", c, ok)
 	}
-	if d, _ := b.UUIDList("d"); !reflect.DeepEqual(d, []string{"6f9619ff-8b86-d011-b42d-00cf4fc964ff"}) {
+	if d, _ := b.UUIDList("d", 0); !reflect.DeepEqual(d, []string{"6f9619ff-8b86-d011-b42d-00cf4fc964ff"}) {
 		t.Errorf("d = %v", d)
 	}
-	b.UUIDList("e")
-	b.UUIDList("f")
-	b.UUIDList("g")
+	b.UUIDList("e", 0)
+	b.UUIDList("f", 0)
+	b.UUIDList("g", 0)
 	b.UUID("missing", true, false)
 	want := map[string][]string{
 		"b":       {"Must be a valid UUID."},
@@ -141,6 +141,27 @@ func TestUUIDFields(t *testing.T) {
 		"g":       {`Expected a list of items but got type "dict".`},
 		"missing": {"This field is required."},
 	}
+	if errs := fieldErrors(t, b); !reflect.DeepEqual(errs, want) {
+		t.Errorf("errors %v\nwant %v", errs, want)
+	}
+}
+
+// TestUUIDListBound: DRF ListField's max_length counts the entries as sent (duplicates too) and is
+// judged once the entries are valid.
+func TestUUIDListBound(t *testing.T) {
+	const id = "6f9619ff-8b86-d011-b42d-00cf4fc964ff"
+	list := func(n int, last string) string {
+		return `[` + strings.Repeat(`"`+id+`", `, n-1) + `"` + last + `"]`
+	}
+	b := decode(t, `{"at": `+list(3, id)+`, "over": `+list(4, id)+`, "bad": `+list(4, "x")+`}`)
+	if ids, ok := b.UUIDList("at", 3); !ok || !reflect.DeepEqual(ids, []string{id}) {
+		t.Errorf("at the bound: %v %v", ids, ok)
+	}
+	if ids, ok := b.UUIDList("over", 3); ok || ids != nil {
+		t.Errorf("over the bound: %v %v", ids, ok)
+	}
+	b.UUIDList("bad", 3)
+	want := map[string][]string{"over": {"Ensure this field has no more than 3 elements."}, "bad": {"Must be a valid UUID."}}
 	if errs := fieldErrors(t, b); !reflect.DeepEqual(errs, want) {
 		t.Errorf("errors %v\nwant %v", errs, want)
 	}
@@ -202,7 +223,7 @@ func FuzzBody(f *testing.F) {
 		b.String("a", Text{Required: true, MaxLength: 5, Email: true})
 		b.Choice("a", func(n int) bool { return n == 1 }, true)
 		b.UUID("a", true, false)
-		b.UUIDList("b")
+		b.UUIDList("b", 0)
 		_ = b.Err()
 	})
 }

@@ -246,7 +246,7 @@ func FuzzUUIDFields(f *testing.F) {
 		}
 
 		b, _ = decodeField(value)
-		ids, ok := b.UUIDList("f")
+		ids, ok := b.UUIDList("f", 0)
 		msgs = onlyFieldErrors(t, b)
 		allowed := map[string]bool{domain.MsgUUID: true, domain.MsgNull: true}
 		for _, kind := range []string{"str", "int", "float", "bool", "dict"} {
@@ -268,7 +268,7 @@ func FuzzUUIDFields(f *testing.F) {
 			seen[id] = true
 		}
 		again, _ := decodeField(string(mustJSON(t, ids)))
-		if ids2, ok := again.UUIDList("f"); !ok || !slices.Equal(ids, ids2) {
+		if ids2, ok := again.UUIDList("f", 0); !ok || !slices.Equal(ids, ids2) {
 			t.Fatalf("%v read back as %v, %v", ids, ids2, ok)
 		}
 	})

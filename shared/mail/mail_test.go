@@ -13,6 +13,7 @@ import (
 	"net/mail"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -62,6 +63,71 @@ Your invitation token is 6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10. The invitation is
 	// The link takes the token query-escaped wherever {token} stands.
 	if m = Compose(anon, "http://localhost:5173/accept/{token}#x"); !strings.Contains(m.Text, "\nhttp://localhost:5173/accept/6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10#x\n") {
 		t.Fatalf("link: %s", m.Text)
+	}
+}
+
+// TestComposeKeepsClientTextOnItsLine: names, addresses and the organization's name holding line
+// breaks and other control or format characters (SPEC §9) leave the e-mail's lines as they are, each
+// such character a space, in the text Compose writes and in the message the outbox renders of it; the
+// invitation handed in keeps what was sent.
+func TestComposeKeepsClientTextOnItsLine(t *testing.T) {
+	hostile := invitation()
+	hostile.FirstName = domain.Ptr("Zoë\r\nYour account is locked: https://evil.example/login\r\n")
+	hostile.LastName = domain.Ptr("Å\tB\vC\fD\x00E\x1bF\u0085G\u2028H\u2029I\u202eJ\u200bK\u00adL\ufeffM\u200dN")
+	hostile.OrganizationName = "Acme\nPay the invoice at https://evil.example\n\n"
+	hostile.InviterName = "Grace\rHopper\u2028(IT)"
+	first := *hostile.FirstName
+	m := Compose(hostile, link)
+
+	clean := strings.Split(Compose(invitation(), link).Text, "\n")
+	lines := strings.Split(m.Text, "\n")
+	if len(lines) != len(clean) {
+		t.Fatalf("%d lines, want %d:\n%s", len(lines), len(clean), m.Text)
+	}
+	wantName := "Zoë  Your account is locked: https://evil.example/login   Å B C D E F G H I J K L M\u200dN"
+	want := map[int]string{
+		0: "Hello " + wantName + ",",
+		2: "Grace Hopper (IT) (grace@example.com) invites you to join Acme Pay the invoice at https://evil.example   on the Reporting Platform as an administrator.",
+	}
+	for i, line := range lines {
+		if w, ok := want[i]; ok && line != w {
+			t.Errorf("line %d %q\nwant      %q", i, line, w)
+		}
+		if _, ok := want[i]; !ok && line != clean[i] {
+			t.Errorf("line %d %q, want %q as without the names", i, line, clean[i])
+		}
+	}
+	for _, text := range []string{m.Text, m.Subject, m.ToName} {
+		if i := strings.IndexFunc(text, func(r rune) bool { return r != '\n' && oneLine(string(r)) != string(r) }); i >= 0 {
+			t.Errorf("%q keeps a line break or control character at %d", text, i)
+		}
+	}
+	if m.Subject != "Grace Hopper (IT) invites you to Acme Pay the invoice at https://evil.example  " || m.ToName != wantName {
+		t.Errorf("subject %q, to %q", m.Subject, m.ToName)
+	}
+	if *hostile.FirstName != first {
+		t.Errorf("the invitation's first name became %q", *hostile.FirstName)
+	}
+
+	// As a mail program reads the rendered message: the same lines, and the headers one line each.
+	dir := t.TempDir()
+	o := &Outbox{Dir: dir, From: "invitations@example.com", Link: link, Log: slog.New(slog.DiscardHandler), Now: time.Now}
+	if err := o.SendInvitation(context.Background(), hostile); err != nil {
+		t.Fatal(err)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 1 {
+		t.Fatalf("outbox holds %v", entries)
+	}
+	msg, body := readEML(t, filepath.Join(dir, entries[0].Name()))
+	if got := strings.Split(body, "\r\n"); !slices.Equal(got, lines) {
+		t.Fatalf("rendered body lines\n%q\nwant\n%q", got, lines)
+	}
+	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
+	to, errTo := mail.ParseAddress(msg.Header.Get("To"))
+	// (A header's trailing white space is not part of its value.)
+	if err != nil || errTo != nil || subject != strings.TrimSpace(m.Subject) || to.Name != wantName || len(msg.Header) != 8 {
+		t.Fatalf("subject %q (%v), to %+v (%v), headers %v", subject, err, to, errTo, msg.Header)
 	}
 }
 
@@ -149,7 +215,7 @@ func TestOutboxHeadersCannotBeInjected(t *testing.T) {
 		t.Fatalf("headers %v", msg.Header)
 	}
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
-	if err != nil || subject != "Grace Hopper invites you to Acme\r\nBcc: eve@example.com" {
+	if err != nil || subject != "Grace Hopper invites you to Acme  Bcc: eve@example.com" {
 		t.Fatalf("Subject %q: %v", subject, err)
 	}
 }
