@@ -23,7 +23,6 @@ type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
 	mailer        domain.Mailer
-	readers       *readers
 	invitationTTL time.Duration
 	clock         domain.Clock
 }
@@ -35,7 +34,6 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
 		mailer:        mailer,
-		readers:       &readers{},
 		invitationTTL: invitationTTL,
 		clock:         now,
 	}
