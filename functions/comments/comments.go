@@ -32,6 +32,7 @@ type handler struct {
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
 	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now}
 	rt := httpapi.NewRouter(log)
+	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)
 	rt.Handle(http.MethodGet, ItemPath, h.retrieve)

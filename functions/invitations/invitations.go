@@ -38,6 +38,7 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 		clock:         now,
 	}
 	rt := httpapi.NewRouter(log)
+	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodGet, InvitationsPath, h.list)
 	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)
