@@ -228,7 +228,7 @@ func TestCORSOriginMatchIsExact(t *testing.T) {
 }
 
 // TestCORSKeepsAllowWithoutOptions: OPTIONS is answered for preflights but never listed as a method the
-// path serves (README "405 before 401").
+// path serves.
 func TestCORSKeepsAllowWithoutOptions(t *testing.T) {
 	rt := corsRouter([]string{appOrigin}, new(int))
 	for _, method := range []string{"DELETE", "PUT", "OPTIONS"} {
