@@ -70,8 +70,9 @@ func readListQuery(q url.Values) (listQuery, error) {
 // list is GET /api/v1/comments/. Round trips: the caller's session with the object's counter (count
 // and owner), in parallel with a Query of the comment index for the entries up to the page when they
 // are no more than a first page may read (speculativeRead; a deeper page's Query waits for both: one
-// round trip more); then one BatchGetItem of the page's comments and commenters. The count decides visibility (another
-// organization's object lists as empty) and the page's validity before the page itself is read.
+// round trip more); then one BatchGetItem of the page's comments and commenters. The count decides
+// visibility (another organization's object lists as empty) and the page's validity before the page
+// itself is read.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	lq, queryErr := readListQuery(r.URL.Query())
 	if queryErr == nil && !lq.page.Valid() {
