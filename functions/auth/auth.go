@@ -38,7 +38,8 @@ type handler struct {
 func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
 	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL, clock: now}
 	rt := httpapi.NewRouter(log)
-	rt.Handle(http.MethodPost, LoginPath, h.login)
+	rt.UseAuthenticator(h.auth)
+	rt.HandleOpen(http.MethodPost, LoginPath, h.login)
 	rt.Handle(http.MethodPost, LogoutPath, h.logout)
 	return rt
 }

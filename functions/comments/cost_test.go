@@ -124,8 +124,8 @@ func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 		})
 	}
 
-	// Deep pages: within the speculative read, from the start after the count, from the end after the
-	// count, and the last page; each must hold exactly the right comments and scan no more index
+	// Deep pages: from the start after the count (page 50, 60), from the end after the count, and the
+	// last page; each must hold exactly the right comments and scan no more index
 	// entries than reading from the nearer end needs.
 	for _, tc := range []struct {
 		name       string
@@ -135,7 +135,7 @@ func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 		offset     int
 		maxScanned int
 	}{
-		{"page 50 is read with the count", "", false, []string{"page=50"}, 980, 1000},
+		{"page 50 is read from the start", "", false, []string{"page=50"}, 980, 1000},
 		{"page 60 is read from the start", "", false, []string{"page=60"}, 1180, 1200},
 		{"page 200 is read from the end", "", false, []string{"page=200"}, 3980, 1020},
 		{"page 200 newest first", "", true, []string{"page=200"}, 3980, 1020},

@@ -67,9 +67,12 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// owner decides the new comment's organization and checks what the body refers to, every failing field
-// at once: the object's organization (from its counter, or organization_id for an object without
-// comments), the caller's membership of it, and the parent.
+// owner decides the new comment's organization and checks what the body refers to: the object's
+// organization (from its counter, or organization_id for an object without comments), the caller's
+// membership of it, and the parent. A caller who is not a member of the object's organization (staff
+// excepted) learns that the object does not exist and nothing else, whatever organization_id and parent
+// say: an organization_id refused beside it would tell which organization owns the object (SPEC §10).
+// Otherwise every failing field is reported at once.
 func owner(caller domain.User, change *commentChange, count domain.CommentCount, org *domain.Organization, parent *domain.Comment) (string, error) {
 	var errs domain.FieldErrors
 	sentOrg := domain.Deref(change.organizationID)
@@ -78,12 +81,11 @@ func owner(caller domain.User, change *commentChange, count domain.CommentCount,
 		orgID = "" // an object whose comments are all gone belongs to whoever comments first
 	}
 	switch {
+	case orgID != "" && !canRead(caller, orgID):
+		return "", domain.FieldError("object_id", domain.MsgDoesNotExist(*change.objectID))
 	case orgID != "":
 		if sentOrg != "" && sentOrg != orgID {
 			errs.Add("organization_id", domain.MsgDoesNotExist(sentOrg))
-		}
-		if !canRead(caller, orgID) {
-			errs.Add("object_id", domain.MsgDoesNotExist(*change.objectID))
 		}
 	case sentOrg == "":
 		errs.Add("organization_id", domain.MsgRequired)

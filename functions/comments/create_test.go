@@ -58,6 +58,20 @@ func TestCreateValidation(t *testing.T) {
 			`{"organization_id": ["Invalid pk \"` + fresh + `\" - object does not exist."]}`},
 		{"an object of another organization", "bob", createBody(th.objectID, "hi"), 400,
 			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
+		// SPEC §10: to a caller who is not a member of the object's organization the object does not
+		// exist, and nothing else is said, whatever organization_id and parent name.
+		{"an object of another organization, naming that organization", "bob", createBody(th.objectID, "hi", `"organization_id": "`+e.orgA+`"`), 400,
+			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
+		{"an object of another organization, naming the caller's", "bob", createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
+			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
+		{"an object of another organization, naming none that exists, with a missing parent", "bob",
+			createBody(th.objectID, "hi", `"organization_id": "`+fresh+`"`, `"parent": "`+fresh+`"`), 400,
+			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
+		// SPEC §1: a reference sent as "" is null; a UUID is taken as sent.
+		{"organization_id blank", "alice", createBody(fresh, "hi", `"organization_id": ""`), 400,
+			`{"organization_id": ["This field may not be null."]}`},
+		{"white space around UUIDs", "alice", createBody(" "+th.objectID+" ", "hi", `"organization_id": "\t`+e.orgA+`"`, `"parent": "`+root.ID+`\n"`), 400,
+			`{"object_id": ["Must be a valid UUID."], "organization_id": ["Must be a valid UUID."], "parent": ["Must be a valid UUID."]}`},
 		{"organization_id other than the object's", "alice", createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
 			`{"organization_id": ["Invalid pk \"` + e.orgB + `\" - object does not exist."]}`},
 		{"parent on another object", "alice", createBody(th.objectID, "hi", `"parent": "`+elsewhere.ID+`"`), 400,
@@ -201,5 +215,23 @@ func TestConcurrentCreatesKeepTheCountExact(t *testing.T) {
 	// An object whose comments are all gone is free again: another organization may comment on it.
 	if resp := e.do(t, "POST", "/api/v1/comments/", "bob", createBody(object, "now ours", `"organization_id": "`+e.orgB+`"`)); resp.Status != 201 {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+}
+
+// TestBlankParentIsNoParent: SPEC §1, as DRF's relational fields take it: `parent: ""` is null, on a
+// create and on a save.
+func TestBlankParentIsNoParent(t *testing.T) {
+	e := setup(t)
+	th := e.thread("report")
+	root := th.add("", "")
+	reply := th.add("", root.ID)
+	th.load(t)
+	resp := e.do(t, "POST", "/api/v1/comments/", "alice", createBody(th.objectID, "hi", `"parent": ""`))
+	id, _ := resp.Object(t)["id"].(string)
+	resp.Expect(t, 201, written(t, id, "report", th.objectID, nil, "hi", nil))
+	e.do(t, "PATCH", itemPath(reply.ID), "alice", `{"parent": ""}`).
+		Expect(t, 200, written(t, reply.ID, "report", th.objectID, nil, reply.Text, nil))
+	if got := e.do(t, "GET", itemPath(reply.ID), "alice", "").Object(t)["parent"]; got != nil {
+		t.Fatalf("stored parent %v, want none", got)
 	}
 }

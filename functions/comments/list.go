@@ -16,11 +16,6 @@ import (
 // pagination is DRF's PageNumberPagination as SPEC §6 sets it.
 var pagination = httpapi.PageNumberPagination{PageSize: 20, MaxPageSize: 100}
 
-// speculativeEntries bounds the index entries a list reads before it knows the count. Pages within it
-// (page 50 at the default size) are read in parallel with the count: two round trips. A deeper page
-// waits for the count, so that a page number past the end never costs a read of the whole index.
-const speculativeEntries = 1000
-
 // listQuery is a list request's filters, ordering and page.
 type listQuery struct {
 	object     domain.CommentObject
@@ -73,9 +68,11 @@ func readListQuery(q url.Values) (listQuery, error) {
 }
 
 // list is GET /api/v1/comments/. Round trips: the caller's session with the object's counter (count
-// and owner), in parallel with a Query of the comment index for the entries up to the page; then one
-// BatchGetItem of the page's comments and commenters. The count decides visibility (another
-// organization's object lists as empty) and the page's validity before the page itself is read.
+// and owner), in parallel with a Query of the comment index for the entries up to the page when they
+// are no more than a first page may read (speculativeRead; a deeper page's Query waits for both: one
+// round trip more); then one BatchGetItem of the page's comments and commenters. The count decides
+// visibility (another organization's object lists as empty) and the page's validity before the page
+// itself is read.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	lq, queryErr := readListQuery(r.URL.Query())
 	if queryErr == nil && !lq.page.Valid() {
@@ -198,13 +195,17 @@ func (p indexRead) query(lq listQuery) domain.CommentIndexQuery {
 	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed, Limit: p.limit}
 }
 
-// speculativeRead is the read started before the count is known: the entries up to a numbered page, or
-// a page's worth from the far end for "last" (the last page is within it whatever the count).
+// speculativeRead is the read started before the count is known, which is also before the caller's
+// token is verified: the entries up to a numbered page, or a page's worth from the far end for "last"
+// (the last page is within it whatever the count), when that is no more than a first page may read
+// (SPEC §9: a caller who is nobody costs at most a first page's keys). Page 1 at any size, page 5 at
+// the default size and the last page go out with the session; a deeper page waits for it and the
+// count, so that neither a forged token nor a page number past the end costs a read of the index.
 func speculativeRead(lq listQuery) (indexRead, bool) {
 	if lq.page.Last() {
 		return indexRead{limit: lq.page.Size, reversed: true}, true
 	}
-	if needed, ok := lq.page.Needed(); ok && needed <= speculativeEntries {
+	if needed, ok := lq.page.Needed(); ok && needed <= pagination.MaxPageSize {
 		return indexRead{limit: needed}, true
 	}
 	return indexRead{}, false

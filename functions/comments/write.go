@@ -117,7 +117,8 @@ const (
 //   - tag: null, or a string of at most 50 characters after DRF's trim. Blank is refused: a blank tag
 //     could never be listed by the tag filter, which ignores an empty value.
 //   - text: a non-blank string of at most 100,000 characters after the trim; not null.
-//   - object_id and parent: UUIDs; parent may be null.
+//   - object_id and parent: UUIDs as sent (SPEC §1: white space around one makes it none); parent may
+//     be null, and "" is null, as DRF's relational fields take it.
 func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 	body, err := httpapi.DecodeObject(r)
 	if err != nil {
@@ -136,12 +137,12 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 		c.tag = optional{sent: true, value: tag}
 	}
 	c.text, _ = body.String("text", httpapi.Text{Required: mode == create, MaxLength: domain.MaxCommentText})
-	if parent, ok := body.UUID("parent", false, true); ok {
+	if parent, ok := body.Reference("parent", false, true); ok {
 		c.parent = optional{sent: true, value: parent}
 	}
 	if mode == create {
 		// Required only for an object without comments yet, which the body alone cannot tell.
-		c.organizationID, _ = body.UUID("organization_id", false, false)
+		c.organizationID, _ = body.Reference("organization_id", false, false)
 	}
 	if err := body.Err(); err != nil {
 		return nil, err

@@ -88,13 +88,13 @@ type site struct {
 func New(log *slog.Logger, files Files) *httpapi.Router {
 	load := sync.OnceValues(func() (*site, error) { return read(files) })
 	rt := httpapi.NewRouter(log)
-	rt.Handle(http.MethodGet, "/api/schema/", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen(http.MethodGet, "/api/schema/", func(w http.ResponseWriter, r *http.Request) error {
 		return schema(w, r, load)
 	})
-	rt.Handle(http.MethodGet, "/api/docs/", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen(http.MethodGet, "/api/docs/", func(w http.ResponseWriter, r *http.Request) error {
 		return docsPage(w, r, load)
 	})
-	rt.Handle(http.MethodGet, "/api/docs/{asset}", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen(http.MethodGet, "/api/docs/{asset}", func(w http.ResponseWriter, r *http.Request) error {
 		return file(w, r, load)
 	})
 	return rt

@@ -32,7 +32,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 		return nil, err
 	}
 	var req createRequest
-	if id, ok := body.UUID(fieldOrg, true, false); ok {
+	if id, ok := body.Reference(fieldOrg, true, false); ok {
 		req.orgID = *id
 	}
 	if email, ok := body.String(fieldEmail, httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true}); ok {

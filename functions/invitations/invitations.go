@@ -23,7 +23,6 @@ type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
 	mailer        domain.Mailer
-	readers       *readers
 	invitationTTL time.Duration
 	clock         domain.Clock
 }
@@ -35,11 +34,11 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
 		mailer:        mailer,
-		readers:       &readers{},
 		invitationTTL: invitationTTL,
 		clock:         now,
 	}
 	rt := httpapi.NewRouter(log)
+	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodGet, InvitationsPath, h.list)
 	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)

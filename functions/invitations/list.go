@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
@@ -56,34 +55,18 @@ func readListFilters(q url.Values) (listFilters, error) {
 // the caller's organizations, whole from GSI3, each with what it shows (past an organization's newest
 // 100, as entries, then the page's whole: two more), and those to the caller's address, whole from
 // GSI4 (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by
-// status or address, every one). Where the scope can be known before the session is read (a list of
-// one organization, or a caller this process has seen: see readers), its read goes out with the
-// session: one round trip. Only invitations stored before the copies of what they show existed cost a
-// read of what they refer to.
+// status or address, every one). Nothing of the list is read before the session said who the caller
+// is (SPEC §9: a caller who is nobody costs no invitation read). Only invitations stored before the
+// copies of what they show existed cost a read of what they refer to.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
 	f, filterErr := readListFilters(query)
 	req := pagination.Read(query)
-	var guess *speculation
-	if ref, err := httpapi.Bearer(r); err == nil && filterErr == nil && req.Valid() {
-		if rd, ok := h.readers.get(ref.UserID); ok {
-			guess = h.speculate(ctx, rd.scope(f), f)
-		} else if f.organization != "" {
-			// A list of one organization is, for its members and staff, all of it.
-			guess = h.speculate(ctx, domain.InvitationScope{OrganizationIDs: []string{f.organization}}, f)
-		}
-		if guess != nil {
-			// Never outlive the request (Lambda freezes the process after the response).
-			defer guess.wait()
-		}
-	}
 	caller, err := h.auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
-	rd := readerOf(caller)
-	h.readers.put(caller.ID, rd)
 	if filterErr != nil {
 		return filterErr
 	}
@@ -91,13 +74,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		_, err := req.Resolve(0)
 		return err
 	}
-	scope := rd.scope(f)
-	var got domain.InvitationListing
-	if guess != nil && guess.scope.Equal(scope) {
-		got, err = guess.wait()
-	} else {
-		got, err = h.readScope(ctx, scope, f)
-	}
+	got, err := h.readScope(ctx, scopeOf(caller, f), f)
 	if err != nil {
 		return err
 	}
@@ -181,85 +158,28 @@ func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f
 	return h.store.ListInvitations(ctx, scope)
 }
 
-// speculation is a list read sent before the session said what the caller may read.
-type speculation struct {
-	scope domain.InvitationScope
-	done  chan struct{}
-	got   domain.InvitationListing
-	err   error
-}
-
-func (h *handler) speculate(ctx context.Context, scope domain.InvitationScope, f listFilters) *speculation {
-	s := &speculation{scope: scope, done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		s.got, s.err = h.readScope(ctx, scope, f)
-	}()
-	return s
-}
-
-func (s *speculation) wait() (domain.InvitationListing, error) { <-s.done; return s.got, s.err }
-
-// reader is what decides a caller's list scope, as the session says it.
-type reader struct {
-	privileged bool
-	orgIDs     []string // sorted
-	email      string
-}
-
-func readerOf(u domain.User) reader {
-	rd := reader{privileged: u.Privileged(), email: u.Email}
-	for _, m := range u.Memberships {
-		rd.orgIDs = append(rd.orgIDs, m.OrganizationID)
-	}
-	slices.Sort(rd.orgIDs)
-	return rd
-}
-
-// scope is where the reader's readable invitations are: staff read all (or one organization's, when
+// scopeOf is where the caller's readable invitations are: staff read all (or one organization's, when
 // the filter names it); others those of their organizations and those to their own address.
-func (rd reader) scope(f listFilters) domain.InvitationScope {
-	if rd.privileged {
+func scopeOf(caller domain.User, f listFilters) domain.InvitationScope {
+	if caller.Privileged() {
 		if f.organization != "" {
 			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
 		}
 		return domain.InvitationScope{All: true}
 	}
 	if f.organization != "" {
-		if slices.Contains(rd.orgIDs, f.organization) {
+		if _, member := caller.MembershipOf(f.organization); member {
 			// A member reads all of it, the invitations to their own address included.
 			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
 		}
-		return domain.InvitationScope{Email: rd.email}
+		return domain.InvitationScope{Email: caller.Email}
 	}
-	return domain.InvitationScope{Email: rd.email, OrganizationIDs: rd.orgIDs}
-}
-
-// readers remembers, per user, the reader the last session said (bounded: a full cache starts over), so
-// that the next list of a user this process served sends its index reads with the session. A guess that
-// the session contradicts (a membership came or went) is read again: one round trip more, never a wrong
-// page. Only users whose token once authenticated here are guessed for.
-type readers struct {
-	mu   sync.Mutex
-	byID map[string]reader
-}
-
-const maxRemembered = 4096
-
-func (c *readers) get(userID string) (reader, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	rd, ok := c.byID[userID]
-	return rd, ok
-}
-
-func (c *readers) put(userID string, rd reader) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.byID == nil || len(c.byID) >= maxRemembered {
-		c.byID = map[string]reader{}
+	var orgIDs []string
+	for _, m := range caller.Memberships {
+		orgIDs = append(orgIDs, m.OrganizationID)
 	}
-	c.byID[userID] = rd
+	slices.Sort(orgIDs)
+	return domain.InvitationScope{Email: caller.Email, OrganizationIDs: orgIDs}
 }
 
 // keeps applies the filters: the organization, the status as read now (a pending invitation past its

@@ -47,7 +47,7 @@ func readPatch(body *httpapi.Body) *patchRequest {
 	if n, ok := body.Choice(fieldRole, func(n int) bool { return domain.Role(n).Valid() }, false); ok {
 		req.role = domain.Ptr(domain.Role(n))
 	}
-	req.orgID, _ = body.UUID(fieldOrg, false, false)
+	req.orgID, _ = body.Reference(fieldOrg, false, false)
 	req.email, _ = body.String(fieldEmail, httpapi.Text{MaxLength: domain.MaxEmailLength, Email: true})
 	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxInviteeName}
 	req.firstName, req.setFirstName = body.String(fieldFirstName, names)

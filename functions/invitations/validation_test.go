@@ -31,6 +31,11 @@ func TestPatchFieldErrors(t *testing.T) {
 		{"role null", &w.admin, `{"role": null}`, `{"role": ["This field may not be null."]}`},
 		{"organization not a UUID", &w.admin, `{"organization_id": "acme"}`, `{"organization_id": ["Must be a valid UUID."]}`},
 		{"organization null", &w.admin, `{"organization_id": null}`, `{"organization_id": ["This field may not be null."]}`},
+		// SPEC §1: a reference sent as "" is null; a UUID is taken as sent.
+		{"organization blank", &w.admin, `{"organization_id": ""}`, `{"organization_id": ["This field may not be null."]}`},
+		{"organization with white space", &w.admin, `{"organization_id": " ` + w.acme.ID + ` "}`, `{"organization_id": ["Must be a valid UUID."]}`},
+		{"portfolio with white space", &w.admin, `{"accessible_portfolio_ids": ["` + w.alpha.ID + `\t"]}`,
+			`{"accessible_portfolio_ids": ["Must be a valid UUID."]}`},
 		{"organization unknown", &w.staff, `{"organization_id": "` + unknown + `"}`,
 			`{"organization_id": ["Invalid pk \"` + unknown + `\" - object does not exist."]}`},
 		{"organization the caller does not administer", &w.admin, `{"organization_id": "` + w.globex.ID + `"}`,

@@ -33,6 +33,7 @@ type handler struct {
 func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
 	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, clock: now}
 	rt := httpapi.NewRouter(log)
+	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodPost, UsersPath, h.create)
 	return rt
 }

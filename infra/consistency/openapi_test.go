@@ -6,8 +6,12 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/getkin/kin-openapi/openapi3"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/config"
 )
 
 // TestResponseSchemasRequireEveryField: the handlers write every field of a response body, null or
@@ -72,4 +76,29 @@ func requiredProblems(where, at string, ref *openapi3.SchemaRef, seen map[*opena
 		}
 	}
 	return append(out, requiredProblems(where, at+"{}", s.AdditionalProperties.Schema, seen)...)
+}
+
+// TestTokenNeedsAgree: a route needs a token in the router (Handle; HandleOpen for none) exactly when
+// openapi.yaml's operation does (the document's bearerAuth, unless the operation says `security: []`).
+// The router's notion decides SPEC §1's order of checks (401 before 405); the document tells clients.
+func TestTokenNeedsAgree(t *testing.T) {
+	_, root := loadTemplate(t)
+	doc, err := openapi3.NewLoader().LoadFromFile(filepath.Join(root, "openapi.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open := map[string]bool{} // "METHOD path" of openapi.yaml, path without its trailing slash
+	for path, item := range doc.Paths.Map() {
+		for method, op := range item.Operations() {
+			open[strings.ToUpper(method)+" "+normal(path)] = op.Security != nil && len(*op.Security) == 0
+		}
+	}
+	for fn, h := range stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now) {
+		for _, r := range h.Routes() {
+			key := r.Method + " " + normal(r.Pattern)
+			if want, declared := open[key]; declared && r.Open != want {
+				t.Errorf("%s serves %s needing a token: %v; openapi.yaml: %v", fn, key, !r.Open, !want)
+			}
+		}
+	}
 }

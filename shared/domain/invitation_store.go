@@ -2,7 +2,6 @@ package domain
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -73,11 +72,6 @@ type InvitationScope struct {
 	All             bool
 	OrganizationIDs []string
 	Email           string
-}
-
-// Equal reports whether s and o name the same invitations (organizations in the same order).
-func (s InvitationScope) Equal(o InvitationScope) bool {
-	return s.All == o.All && s.Email == o.Email && slices.Equal(s.OrganizationIDs, o.OrganizationIDs)
 }
 
 // InvitationListing is what a list read brought: invitations read whole and entries, what orders,

@@ -137,9 +137,21 @@ func (b *Body) Choice(name string, valid func(int) bool, required bool) (int, bo
 	return n, true
 }
 
-// UUID reads a UUID field (DRF UUIDField, or a primary-key reference to a UUID) and returns it in
-// canonical lower-case form.
+// UUID reads a UUID field (DRF UUIDField) and returns it in canonical lower-case form. The string is
+// taken as sent, in any form Python's uuid.UUID(hex) takes: white space around it makes it no UUID
+// (SPEC §1).
 func (b *Body) UUID(name string, required, allowNull bool) (*string, bool) {
+	return b.uuid(name, required, allowNull, false)
+}
+
+// Reference reads a primary-key reference to a UUID (DRF PrimaryKeyRelatedField): as UUID, except that
+// an empty string is null, as DRF's relational fields take it (SPEC §1: `parent: ""` is no parent,
+// `organization_id: ""` is `This field may not be null.`).
+func (b *Body) Reference(name string, required, allowNull bool) (*string, bool) {
+	return b.uuid(name, required, allowNull, true)
+}
+
+func (b *Body) uuid(name string, required, allowNull, reference bool) (*string, bool) {
 	raw, present := b.fields[name]
 	if !present {
 		if required {
@@ -147,7 +159,7 @@ func (b *Body) UUID(name string, required, allowNull bool) (*string, bool) {
 		}
 		return nil, false
 	}
-	if isNull(raw) {
+	if isNull(raw) || (reference && isEmptyString(raw)) {
 		if allowNull {
 			return nil, true
 		}
@@ -162,12 +174,18 @@ func (b *Body) UUID(name string, required, allowNull bool) (*string, bool) {
 	return &id, true
 }
 
+func isEmptyString(raw json.RawMessage) bool {
+	var s string
+	return json.Unmarshal(raw, &s) == nil && s == ""
+}
+
+// parseUUID reads a JSON string as a UUID, as sent (no trim).
 func parseUUID(raw json.RawMessage) (string, bool) {
 	var s string
 	if err := json.Unmarshal(raw, &s); err != nil {
 		return "", false
 	}
-	return ParseUUID(strings.TrimSpace(s))
+	return ParseUUID(s)
 }
 
 // UUIDList reads a list of UUIDs (DRF ListField / many=True primary keys). Bad entries are reported by

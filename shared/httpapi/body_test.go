@@ -167,6 +167,34 @@ func TestUUIDListBound(t *testing.T) {
 	}
 }
 
+// TestReferenceFields: SPEC §1. A UUID is taken as sent, white space around it makes it none; an empty
+// string sent for a reference is null (DRF's relational fields), for a UUID field no UUID.
+func TestReferenceFields(t *testing.T) {
+	const id = "6f9619ff-8b86-d011-b42d-00cf4fc964ff"
+	b := decode(t, `{"spaced": " `+id+` ", "tabbed": "\t`+id+`", "ref spaced": "`+id+`\n", "list spaced": [" `+id+`"],
+		"uuid blank": "", "ref blank": "", "ref blank not null": "", "ref": "`+strings.ToUpper(id)+`"}`)
+	b.UUID("spaced", true, false)
+	b.UUID("tabbed", true, true)
+	b.Reference("ref spaced", true, true)
+	b.UUIDList("list spaced", 100)
+	b.UUID("uuid blank", true, true)
+	if got, ok := b.Reference("ref blank", false, true); got != nil || !ok {
+		t.Errorf("ref blank = %v %v, want null", got, ok)
+	}
+	b.Reference("ref blank not null", false, false)
+	if got, ok := b.Reference("ref", true, false); deref(got) != id || !ok {
+		t.Errorf("ref = %s %v", deref(got), ok)
+	}
+	want := map[string][]string{
+		"spaced": {"Must be a valid UUID."}, "tabbed": {"Must be a valid UUID."}, "ref spaced": {"Must be a valid UUID."},
+		"list spaced": {"Must be a valid UUID."}, "uuid blank": {"Must be a valid UUID."},
+		"ref blank not null": {"This field may not be null."},
+	}
+	if errs := fieldErrors(t, b); !reflect.DeepEqual(errs, want) {
+		t.Errorf("errors %v\nwant %v", errs, want)
+	}
+}
+
 func TestDecodeObjectRefusals(t *testing.T) {
 	for _, tc := range []struct {
 		name, body, ct string

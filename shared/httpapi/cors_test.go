@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -17,10 +18,23 @@ const (
 	adminOrigin = "http://admin.example.com:8080"
 )
 
+// corsUser is the one user corsRouter's authenticator knows; corsToken is a token of theirs.
+var (
+	corsUser  = domain.User{ID: "6f9619ff-8b86-d011-b42d-00cf4fc964ff", IsActive: true}
+	corsToken = func() string {
+		tok, _, err := domain.NewTokenString(corsUser.ID)
+		if err != nil {
+			panic(err)
+		}
+		return "Bearer " + tok
+	}()
+)
+
 // corsRouter serves a path with GET and PATCH behind authentication, and paths that fail in each way
 // an error reaches the client. handled counts the handler calls.
 func corsRouter(origins []string, handled *int) *Router {
 	rt := NewRouter(slog.Default()) // captured by testkit.Main
+	rt.UseAuthenticator(&Authenticator{Sessions: &sessions{users: map[string]domain.User{corsUser.ID: corsUser}}, Now: time.Now})
 	rt.AllowOrigins(origins)
 	authenticated := func(w http.ResponseWriter, r *http.Request) error {
 		*handled++
@@ -32,12 +46,12 @@ func corsRouter(origins []string, handled *int) *Router {
 	}
 	rt.Handle("GET", "/api/v1/things/{id}/", authenticated)
 	rt.Handle("PATCH", "/api/v1/things/{id}/", authenticated)
-	rt.Handle("POST", "/api/v1/login", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen("POST", "/api/v1/login", func(w http.ResponseWriter, r *http.Request) error {
 		*handled++
 		return domain.FieldError("username", "This field is required.")
 	})
-	rt.Handle("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("boom") })
-	rt.Handle("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("boom") })
+	rt.HandleOpen("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
 		return &domain.Error{Code: domain.EUNAVAILABLE, Err: errors.New("throttled")}
 	})
 	return rt
@@ -65,6 +79,14 @@ func TestCORS(t *testing.T) {
 		return h
 	}
 	notAllowed := `{"detail":"Method \"OPTIONS\" not allowed."}`
+	noCredentials := `{"detail":"Authentication credentials were not provided."}`
+	withToken := func(h map[string]string) map[string]string {
+		out := map[string]string{"Authorization": corsToken}
+		for k, v := range h {
+			out[k] = v
+		}
+		return out
+	}
 	for _, tc := range []struct {
 		name         string
 		origins      []string
@@ -75,8 +97,11 @@ func TestCORS(t *testing.T) {
 		want         map[string]string // CORS headers and Allow; the others of corsHeaders must be absent
 		handled      bool
 	}{
-		// No list: exactly the behaviour without CORS.
-		{"off: preflight is a 405", nil, "OPTIONS", "/api/v1/things/42/", preflight,
+		// No list: exactly the behaviour without CORS. A preflight carries no credentials: on a path
+		// that needs a token it is a 401 (SPEC §1's order of checks), elsewhere a 405.
+		{"off: preflight is a 401", nil, "OPTIONS", "/api/v1/things/42/", preflight,
+			401, noCredentials, nil, false},
+		{"off: OPTIONS with a token is a 405", nil, "OPTIONS", "/api/v1/things/42/", withToken(preflight),
 			405, notAllowed, map[string]string{"Allow": "GET, HEAD, PATCH"}, false},
 		{"off: GET", nil, "GET", "/api/v1/things/42/", map[string]string{"Origin": appOrigin, "Authorization": "Bearer x"},
 			200, `{"id":"42"}`, nil, true},
@@ -114,9 +139,11 @@ func TestCORS(t *testing.T) {
 			400, `{"username":["This field is required."]}`, listed(nil), true},
 		{"404", []string{appOrigin}, "GET", "/api/v1/nothing", map[string]string{"Origin": appOrigin},
 			404, `{"detail":"Not found."}`, listed(nil), false},
-		{"405 without OPTIONS in Allow", []string{appOrigin}, "DELETE", "/api/v1/things/42/", map[string]string{"Origin": appOrigin},
+		{"401 for a method the path lacks", []string{appOrigin}, "DELETE", "/api/v1/things/42/", map[string]string{"Origin": appOrigin},
+			401, noCredentials, listed(nil), false},
+		{"405 without OPTIONS in Allow", []string{appOrigin}, "DELETE", "/api/v1/things/42/", withToken(map[string]string{"Origin": appOrigin}),
 			405, `{"detail":"Method \"DELETE\" not allowed."}`, listed(map[string]string{"Allow": "GET, HEAD, PATCH"}), false},
-		{"OPTIONS that is no preflight", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/", map[string]string{"Origin": appOrigin},
+		{"OPTIONS that is no preflight", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/", withToken(map[string]string{"Origin": appOrigin}),
 			405, notAllowed, listed(map[string]string{"Allow": "GET, HEAD, PATCH"}), false},
 		{"500", []string{appOrigin}, "GET", "/api/v1/boom", map[string]string{"Origin": appOrigin},
 			500, `{"detail":"A server error occurred."}`, listed(nil), false},
@@ -124,9 +151,12 @@ func TestCORS(t *testing.T) {
 			503, `{"detail":"Service temporarily unavailable, try again soon."}`, listed(nil), false},
 
 		// Origins not in the list: no CORS header, but Vary, so that caches keep the answers apart.
-		{"unlisted origin: preflight is a 405", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/",
+		{"unlisted origin: preflight is a 401", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/",
 			map[string]string{"Origin": "https://evil.example.com", "Access-Control-Request-Method": "GET"},
-			405, notAllowed, map[string]string{"Vary": "Origin", "Allow": "GET, HEAD, PATCH"}, false},
+			401, noCredentials, map[string]string{"Vary": "Origin"}, false},
+		{"unlisted origin: preflight is a 405 where no token is needed", []string{appOrigin}, "OPTIONS", "/api/v1/login",
+			map[string]string{"Origin": "https://evil.example.com", "Access-Control-Request-Method": "POST"},
+			405, notAllowed, map[string]string{"Vary": "Origin", "Allow": "POST"}, false},
 		{"unlisted origin: GET", []string{appOrigin}, "GET", "/api/v1/things/42/",
 			map[string]string{"Origin": "https://evil.example.com", "Authorization": "Bearer x"},
 			200, `{"id":"42"}`, map[string]string{"Vary": "Origin"}, true},
@@ -189,20 +219,22 @@ func TestCORSOriginMatchIsExact(t *testing.T) {
 		r.Header.Set("Access-Control-Request-Method", "GET")
 		w := httptest.NewRecorder()
 		rt.ServeHTTP(w, r)
-		if w.Code != http.StatusMethodNotAllowed || w.Header().Get("Access-Control-Allow-Origin") != "" {
-			t.Errorf("Origin %q: %d, Access-Control-Allow-Origin %q; want 405 and none", origin, w.Code,
+		// Not a preflight: the path's answer to an OPTIONS without credentials.
+		if w.Code != http.StatusUnauthorized || w.Header().Get("Access-Control-Allow-Origin") != "" {
+			t.Errorf("Origin %q: %d, Access-Control-Allow-Origin %q; want 401 and none", origin, w.Code,
 				w.Header().Get("Access-Control-Allow-Origin"))
 		}
 	}
 }
 
 // TestCORSKeepsAllowWithoutOptions: OPTIONS is answered for preflights but never listed as a method the
-// path serves (README "405 before 401").
+// path serves.
 func TestCORSKeepsAllowWithoutOptions(t *testing.T) {
 	rt := corsRouter([]string{appOrigin}, new(int))
 	for _, method := range []string{"DELETE", "PUT", "OPTIONS"} {
 		r := httptest.NewRequest(method, "/api/v1/things/42/", nil)
 		r.Header.Set("Origin", appOrigin)
+		r.Header.Set("Authorization", corsToken)
 		w := httptest.NewRecorder()
 		rt.ServeHTTP(w, r)
 		if allow := w.Header().Get("Allow"); w.Code != 405 || strings.Contains(allow, "OPTIONS") {

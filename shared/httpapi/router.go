@@ -22,6 +22,7 @@ type HandlerFunc func(w http.ResponseWriter, r *http.Request) error
 type Route struct {
 	Method  string
 	Pattern string // e.g. "/api/v1/comments/{id}/"
+	Open    bool   // needs no token (SPEC §1: login, the schema, the docs); every other route needs one
 }
 
 type route struct {
@@ -32,13 +33,16 @@ type route struct {
 
 // Router serves a function's routes. A pattern matches its path with or without the trailing slash
 // (SPEC §1: no redirect, a redirect loses a POST body); `{name}` matches one segment, read with
-// r.PathValue(name). Unknown paths answer DRF's 404, known paths with another method DRF's 405; a CORS
-// preflight from an allowed origin (AllowOrigins) is answered by the router itself.
+// r.PathValue(name). Unknown paths answer DRF's 404, known paths with another method DRF's 405, in
+// DRF's order of checks: on a path that needs a token the caller is authenticated first, so that a
+// request without valid credentials gets its 401 whatever its method (SPEC §1). A CORS preflight from
+// an allowed origin (AllowOrigins) is answered by the router itself.
 type Router struct {
 	routes  []route
 	log     *slog.Logger
 	budget  time.Duration
 	origins map[string]bool // AllowOrigins; empty: no CORS
+	auth    *Authenticator  // checks the token of a method that a path needing one does not serve
 }
 
 // RequestBudget is how long a request may wait for its store in all (SPEC §9: a 503 within 3 s of
@@ -59,13 +63,26 @@ func NewRouter(log *slog.Logger) *Router { return &Router{log: log, budget: Requ
 // default.
 func (rt *Router) SetBudget(d time.Duration) { rt.budget = d }
 
-// Handle registers h for method and pattern.
+// UseAuthenticator sets how the router checks the token of a request whose method a path needing one
+// does not serve; the handlers of the path check their own. Call it before Handle.
+func (rt *Router) UseAuthenticator(a *Authenticator) { rt.auth = a }
+
+// Handle registers h for method and pattern, a route that needs the caller's token (h authenticates
+// the request itself, with the first data it reads).
 func (rt *Router) Handle(method, pattern string, h HandlerFunc) {
-	rt.routes = append(rt.routes, route{
-		Route:    Route{Method: method, Pattern: pattern},
-		segments: splitPath(pattern),
-		handler:  h,
-	})
+	if rt.auth == nil {
+		panic(fmt.Sprintf("httpapi: %s %s needs a token, and the router has no authenticator (UseAuthenticator)", method, pattern))
+	}
+	rt.add(Route{Method: method, Pattern: pattern}, h)
+}
+
+// HandleOpen registers h for method and pattern, a route that needs no token.
+func (rt *Router) HandleOpen(method, pattern string, h HandlerFunc) {
+	rt.add(Route{Method: method, Pattern: pattern, Open: true}, h)
+}
+
+func (rt *Router) add(r Route, h HandlerFunc) {
+	rt.routes = append(rt.routes, route{Route: r, segments: splitPath(r.Pattern), handler: h})
 }
 
 // Routes lists what the router serves, for the tests that hold handlers, template.yaml and openapi.yaml
@@ -126,6 +143,9 @@ func (rt *Router) deadline(ctx context.Context, start time.Time) time.Time {
 
 // dispatch runs the route of r's method and path. A preflight (from an allowed origin) on a known path is
 // answered 204 before any handler, so before authentication: a browser sends no credentials with it.
+// A method the path does not serve is answered 405 to anyone on a path that needs no token, and only to
+// an authenticated caller on one that does (one read of the session; SPEC §1: DRF authenticates before
+// it looks up the method).
 func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string, preflight bool) error {
 	segs := splitPath(path)
 	// HEAD is GET without the body, as Django serves it.
@@ -134,11 +154,13 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string, 
 		method, w = http.MethodGet, headWriter{w}
 	}
 	var allowed []string
+	needsToken := false
 	for _, rte := range rt.routes {
 		params, ok := match(rte.segments, segs)
 		if !ok {
 			continue
 		}
+		needsToken = needsToken || !rte.Open
 		if rte.Method != method {
 			allowed = append(allowed, rte.Method)
 			if rte.Method == http.MethodGet {
@@ -158,6 +180,11 @@ func (rt *Router) dispatch(w http.ResponseWriter, r *http.Request, path string, 
 	if preflight {
 		writePreflight(w, allowed)
 		return nil
+	}
+	if needsToken {
+		if _, err := rt.auth.Authenticate(r); err != nil {
+			return err
+		}
 	}
 	w.Header().Set("Allow", strings.Join(allowed, ", "))
 	return domain.Errorf(domain.EMETHOD, "Method \"%s\" not allowed.", r.Method)

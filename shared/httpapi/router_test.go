@@ -12,17 +12,17 @@ import (
 
 func TestRouter(t *testing.T) {
 	rt := NewRouter(slog.Default()) // captured by testkit.Main
-	rt.Handle("GET", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen("GET", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
 		WriteJSON(w, 200, map[string]string{"id": r.PathValue("id")})
 		return nil
 	})
-	rt.Handle("PATCH", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen("PATCH", "/api/v1/things/{id}/", func(w http.ResponseWriter, r *http.Request) error {
 		return domain.FieldError("name", "This field is required.")
 	})
-	rt.Handle("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("secret detail") })
-	rt.Handle("GET", "/api/v1/fault", func(w http.ResponseWriter, r *http.Request) error { return errors.New("secret detail") })
-	rt.Handle("GET", "/api/v1/silent", func(w http.ResponseWriter, r *http.Request) error { return nil })
-	rt.Handle("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
+	rt.HandleOpen("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("secret detail") })
+	rt.HandleOpen("GET", "/api/v1/fault", func(w http.ResponseWriter, r *http.Request) error { return errors.New("secret detail") })
+	rt.HandleOpen("GET", "/api/v1/silent", func(w http.ResponseWriter, r *http.Request) error { return nil })
+	rt.HandleOpen("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
 		return &domain.Error{Code: domain.EUNAVAILABLE, Err: errors.New("throttled")}
 	})
 	for _, tc := range []struct {

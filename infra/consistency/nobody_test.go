@@ -1,0 +1,278 @@
+package consistency_test
+
+import (
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/config"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
+)
+
+// What SPEC §9 lets a request read before its token is verified: one BatchGetItem of the token, its
+// user and the few items its path and body name, and beside it at most one Query of a first page's
+// index entries.
+const (
+	nobodyMaxKeys  = 8
+	nobodyMaxLimit = 100
+)
+
+// nobodyWorld is enough data that a wider read would show: an organization with more invitations than
+// a list reads whole, and portfolios to name, and an object with more comments than the deepest page a
+// list used to read with the session.
+type nobodyWorld struct {
+	db                   *testkit.DB
+	gw                   http.Handler
+	staff, admin         domain.User
+	org                  string
+	portfolios           []string
+	invitation           string
+	object, comment, tip string // the object with many comments, its first comment, its newest
+}
+
+func newNobodyWorld(t *testing.T) *nobodyWorld {
+	t.Helper()
+	const invitations, comments = 150, 1100
+	db := testkit.NewDB(t)
+	now := time.Now().UTC().Truncate(time.Microsecond)
+	w := &nobodyWorld{db: db, org: uuid.NewString(), object: uuid.NewString()}
+	staff := fixture.User{ID: uuid.NewString(), Email: "nobody-staff-" + w.org[:8] + "@example.com", IsStaff: true}
+	admin := fixture.User{ID: uuid.NewString(), Email: "nobody-admin-" + w.org[:8] + "@example.com"}
+	member := uuid.NewString()
+	file := fixture.File{
+		Users:         []fixture.User{staff, admin},
+		Organizations: []fixture.Organization{{ID: w.org, Name: "Nobody's business"}},
+		Members:       []fixture.Member{{ID: member, OrganizationID: w.org, UserID: admin.ID, Role: domain.Ptr(2)}},
+	}
+	for i := range 100 {
+		p := fixture.Portfolio{ID: uuid.NewString(), OrganizationID: w.org, Name: fmt.Sprintf("Fund %03d", i)}
+		w.portfolios = append(w.portfolios, p.ID)
+		file.Portfolios = append(file.Portfolios, p)
+	}
+	for i := range invitations {
+		file.Invitations = append(file.Invitations, fixture.Invitation{ID: uuid.NewString(), OrganizationID: w.org,
+			InviterMemberID: member, Email: fmt.Sprintf("guest-%03d@example.com", i), AccessiblePortfolioIDs: w.portfolios[:3]})
+	}
+	w.invitation = file.Invitations[0].ID
+	for i := range comments {
+		at := now.Add(time.Duration(i-comments) * time.Second).Format(time.RFC3339Nano)
+		file.Comments = append(file.Comments, fixture.Comment{ID: uuid.NewString(), OrganizationID: w.org, CommenterID: admin.ID,
+			ContentType: "report", ObjectID: w.object, Tag: domain.Ptr("t"), Text: fmt.Sprintf("comment %d", i), CreatedAt: &at})
+	}
+	w.comment, w.tip = file.Comments[0].ID, file.Comments[comments-1].ID
+	db.Load(t, file, now, time.Hour)
+	var err error
+	if w.staff, err = db.Store.User(t.Context(), staff.ID); err != nil {
+		t.Fatal(err)
+	}
+	if w.admin, err = db.Store.User(t.Context(), admin.ID); err != nil {
+		t.Fatal(err)
+	}
+	handlers := map[string]http.Handler{}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL}
+	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
+		handlers[fn] = h
+	}
+	w.gw = testkit.Gateway(t, handlers)
+	return w
+}
+
+// nobodyRequest is one request a route accepts at its largest.
+type nobodyRequest struct{ path, body string }
+
+// requests are, by route ("METHOD pattern", as the routers name them), the largest queries and bodies
+// each route accepts.
+func (w *nobodyWorld) requests() map[string][]nobodyRequest {
+	const invitations, comments = "/api/v1/organization-invitations/", "/api/v1/comments/"
+	ids := func(n int) string {
+		out := slices.Clone(w.portfolios)
+		for len(out) < n {
+			out = append(out, uuid.NewString())
+		}
+		return `["` + strings.Join(out[:n], `", "`) + `"]`
+	}
+	invitation := func(portfolios int) string {
+		return `{"organization_id": "` + w.org + `", "email": "new-guest@example.com", "first_name": "New", "last_name": "Guest",
+			"role": 2, "status": 1, "accessible_portfolio_ids": ` + ids(portfolios) + `}`
+	}
+	object := "content_type=report&object_id=" + w.object
+	comment := `{"content_type": "report", "object_id": "` + w.object + `", "tag": "t", "parent": "` + w.tip + `",
+		"organization_id": "` + w.org + `", "text": "` + strings.Repeat("x", domain.MaxCommentText) + `"}`
+	return map[string][]nobodyRequest{
+		"GET " + invitations: {
+			{path: invitations},
+			{path: invitations + "?page=last&page_size=100"},
+			{path: invitations + "?organization=" + w.org + "&page_size=100"},
+			{path: invitations + "?organization=" + w.org + "&status=0&email=guest-001@example.com&page=2&page_size=100"},
+		},
+		"POST " + invitations:             {{path: invitations, body: invitation(100)}, {path: invitations, body: invitation(1000)}},
+		"GET " + invitations + "{id}/":    {{path: invitations + w.invitation + "/"}},
+		"PATCH " + invitations + "{id}/":  {{path: invitations + w.invitation + "/", body: invitation(100)}},
+		"DELETE " + invitations + "{id}/": {{path: invitations + w.invitation + "/"}},
+		"GET " + comments: {
+			{path: comments + "?" + object + "&page_size=100"},
+			{path: comments + "?" + object + "&page=last&page_size=100"},
+			{path: comments + "?" + object + "&page=50"},
+			{path: comments + "?" + object + "&page=10&page_size=100"},
+			{path: comments + "?" + object + "&page=11&page_size=100&ordering=-created_at"},
+			{path: comments + "?" + object + "&tag=t&page=10&page_size=100&ordering=-created_at"},
+		},
+		"POST " + comments:             {{path: comments, body: comment}},
+		"GET " + comments + "{id}/":    {{path: comments + w.comment + "/"}},
+		"PUT " + comments + "{id}/":    {{path: comments + w.comment + "/", body: comment}},
+		"PATCH " + comments + "{id}/":  {{path: comments + w.comment + "/", body: comment}},
+		"DELETE " + comments + "{id}/": {{path: comments + w.comment + "/"}},
+		"POST /api/v1/users/": {{path: "/api/v1/users/", body: `{"email": "someone@example.com", "password": "Vq8#mLp2zR",
+			"confirm_password": "Vq8#mLp2zR", "first_name": "Some", "last_name": "One"}`}},
+		"POST /api/v1/auth/logout": {{path: "/api/v1/auth/logout"}},
+	}
+}
+
+// nobodyRoute is a route of template.yaml as its function's router serves it.
+type nobodyRoute struct {
+	method, pattern string
+	open            bool
+	served          []string // every method the route's path serves
+}
+
+// servedRoutes are the routes of template.yaml's functions, derived as TestRoutesAgree derives them:
+// a new route is in the list without anyone adding it.
+func servedRoutes(t *testing.T) []nobodyRoute {
+	t.Helper()
+	handlers := stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
+	var out []nobodyRoute
+	for _, tr := range templateRoutes(t) {
+		h, ok := handlers[tr.Function]
+		if !ok {
+			t.Fatalf("template.yaml routes %s to %s, which has no handler", tr.Path, tr.Function)
+		}
+		var served []string
+		for _, r := range h.Routes() {
+			if normal(r.Pattern) == normal(tr.Path) {
+				served = append(served, r.Method)
+			}
+		}
+		for _, r := range h.Routes() {
+			if normal(r.Pattern) == normal(tr.Path) && (tr.Method == "ANY" || tr.Method == r.Method) {
+				out = append(out, nobodyRoute{method: r.Method, pattern: r.Pattern, open: r.Open, served: served})
+			}
+		}
+	}
+	return out
+}
+
+// TestNobodyCostsAFirstPage is SPEC §9's "work for callers who are nobody": every route that needs a
+// token, sent the largest query and body it accepts, with a forged token (a known user's id with a
+// wrong secret, an unknown id) or an expired one, answers DRF's 401 having read at most one
+// BatchGetItem of a handful of keys and one Query of a first page's index entries (keys only, Limit at
+// most 100), and nothing else: no caller-sized key list, no deeper page, no second round trip, no
+// write. So does a method the route's path does not serve. The known users have listed before with
+// their real tokens, as a process that served them has seen them.
+func TestNobodyCostsAFirstPage(t *testing.T) {
+	w := newNobodyWorld(t)
+	for _, u := range []domain.User{w.staff, w.admin} {
+		for _, path := range []string{"/api/v1/organization-invitations/", "/api/v1/organization-invitations/?organization=" + w.org} {
+			if resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: path, Token: w.db.Token(t, u, time.Hour)}); resp.Status != 200 {
+				t.Fatalf("%s as %s: %d %s", path, u.Email, resp.Status, resp.Body)
+			}
+		}
+	}
+	tokens := map[string]string{
+		"staff's id, wrong secret": newToken(t, w.staff.ID),
+		"admin's id, wrong secret": newToken(t, w.admin.ID),
+		"unknown id":               newToken(t, uuid.NewString()),
+		"expired":                  w.db.Token(t, w.staff, -time.Hour),
+	}
+	requests := w.requests()
+	indexes := keyIndexes()
+	seen := map[string]bool{}
+	for _, r := range servedRoutes(t) {
+		key := r.method + " " + r.pattern
+		if r.open || seen[key] {
+			continue
+		}
+		seen[key] = true
+		reqs, ok := requests[key]
+		if !ok {
+			t.Errorf("%s needs a token and this test sends it nothing: add its largest query and body", key)
+			continue
+		}
+		for i, req := range reqs {
+			for name, tok := range tokens {
+				t.Run(fmt.Sprintf("%s %d/%s", key, i, name), func(t *testing.T) {
+					nobodyCosts(t, w, indexes, r.method, req, tok)
+				})
+			}
+		}
+		// A method the path does not serve is answered after authentication too (SPEC §1).
+		for _, m := range []string{"PUT", "DELETE", "POST", "PATCH", "GET"} {
+			if !slices.Contains(r.served, m) {
+				t.Run(key+" as "+m, func(t *testing.T) {
+					nobodyCosts(t, w, indexes, m, reqs[0], tokens["unknown id"])
+				})
+				break
+			}
+		}
+	}
+}
+
+// nobodyCosts sends one request with a token that does not authenticate and holds it to SPEC §9.
+func nobodyCosts(t *testing.T, w *nobodyWorld, keysOnly map[string]bool, method string, req nobodyRequest, token string) {
+	t.Helper()
+	w.db.Calls.Reset()
+	resp := testkit.Do(t, w.gw, testkit.Request{Method: method, Path: req.path, Token: token, Body: req.body})
+	resp.Expect(t, 401, `{"detail": "Invalid token."}`)
+	var batches, queries int
+	for _, in := range w.db.Calls.Inputs() {
+		switch in := in.(type) {
+		case *dynamodb.BatchGetItemInput:
+			batches++
+			keys := 0
+			for _, ka := range in.RequestItems {
+				keys += len(ka.Keys)
+			}
+			if keys > nobodyMaxKeys {
+				t.Errorf("a BatchGetItem of %d keys before the token was verified, want at most %d", keys, nobodyMaxKeys)
+			}
+		case *dynamodb.QueryInput:
+			queries++
+			index := aws.ToString(in.IndexName)
+			limit := "none"
+			if in.Limit != nil {
+				limit = fmt.Sprint(*in.Limit)
+			}
+			if !keysOnly[index] || in.Select == types.SelectAllAttributes || in.Limit == nil || *in.Limit > nobodyMaxLimit {
+				t.Errorf("a Query of %q (Limit %s, Select %q) before the token was verified, want index entries, Limit at most %d",
+					index, limit, in.Select, nobodyMaxLimit)
+			}
+		default:
+			t.Errorf("%T before the token was verified", in)
+		}
+	}
+	if batches > 1 || queries > 1 {
+		t.Errorf("calls %v before the token was verified, want at most one BatchGetItem and one Query", w.db.Calls)
+	}
+}
+
+// keyIndexes are the table's indexes that hold entries rather than whole items (their projection is
+// not ALL), as schema.go defines them.
+func keyIndexes() map[string]bool {
+	out := map[string]bool{}
+	for _, gsi := range dynamo.TableDefinition("x").GlobalSecondaryIndexes {
+		if gsi.Projection != nil && gsi.Projection.ProjectionType != types.ProjectionTypeAll {
+			out[aws.ToString(gsi.IndexName)] = true
+		}
+	}
+	return out
+}
