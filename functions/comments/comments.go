@@ -25,12 +25,14 @@ const (
 type handler struct {
 	store domain.CommentStore
 	auth  *httpapi.Authenticator
+	keys  *httpapi.Idempotency
 	clock domain.Clock
 }
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now}
+	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now,
+		keys: &httpapi.Idempotency{Store: store, Clock: now, Route: ListPath}}
 	rt := httpapi.NewRouter(log)
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)

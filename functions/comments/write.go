@@ -98,6 +98,7 @@ type commentChange struct {
 	contentType, objectID, text *string // nil: not sent
 	tag, parent                 optional
 	organizationID              *string // POST only
+	body                        *httpapi.Body
 }
 
 // writeMode is which write a body is for: what it requires and reads.
@@ -123,7 +124,7 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c commentChange
+	c := commentChange{body: body}
 	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct

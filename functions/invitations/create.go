@@ -23,6 +23,7 @@ type createRequest struct {
 	firstName, lastName *string
 	role                domain.Role
 	portfolioIDs        []string
+	body                *httpapi.Body
 }
 
 // readCreate reads a POST body: organization_id and email required, the rest as PATCH reads them.
@@ -31,7 +32,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req createRequest
+	req := createRequest{body: body}
 	if id, ok := body.UUID(fieldOrg, true, false); ok {
 		req.orgID = *id
 	}
@@ -56,7 +57,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 // session with the organization, the portfolios, the email's account and pending claim (and the
 // invitations to the address, whole from GSI4, in parallel); one transaction, which also requires the
 // address's user not to be a member; after the e-mail is handed over, one write of email_sent.
-func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	req, bodyErr := readCreate(r)
 	var q domain.InvitationDraft
 	if bodyErr == nil {
@@ -78,6 +79,14 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if bodyErr != nil {
 		return bodyErr
 	}
+	key, err := h.keys.Claim(r, caller.ID, req.body)
+	if err != nil {
+		return err
+	}
+	if id, status, ok := key.Replay(); ok {
+		return h.replayCreate(w, r, caller, id, status)
+	}
+	defer key.Settle(r.Context(), &err)
 	ctx := r.Context()
 	var inv domain.Invitation
 	err = domain.RetryOnConflict(ctx, maxAttempts, func(n int) error {
@@ -110,7 +119,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		inv.Shown = &shown
-		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID)
+		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID, key.Done(inv.ID))
 		if errors.Is(err, domain.ErrAlreadyMember) {
 			return domain.FieldError(fieldEmail, msgMemberExists)
 		}

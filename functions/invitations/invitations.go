@@ -22,6 +22,7 @@ const (
 type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
+	keys          *httpapi.Idempotency
 	mailer        domain.Mailer
 	readers       *readers
 	invitationTTL time.Duration
@@ -34,6 +35,7 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 	h := &handler{
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
+		keys:          &httpapi.Idempotency{Store: store, Clock: now, Route: InvitationsPath},
 		mailer:        mailer,
 		readers:       &readers{},
 		invitationTTL: invitationTTL,

@@ -10,6 +10,7 @@ import (
 // GET costs two sequential calls (the session with the invitation, everything it refers to) and a
 // PATCH three (the same two, then one atomic write).
 type InvitationStore interface {
+	IdempotencyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// SessionAndInvitation reads the session of ref and the invitation in one call (nil when it does not
@@ -52,8 +53,9 @@ type InvitationStore interface {
 	// on the condition that the claim is still as read (claimedBy, "" for none): of two concurrent
 	// creates one wins, the other gets ECONFLICT and reads again. With emailUserID (the user holding the
 	// address) set, the same write requires that user not to be a member of the organization, and
-	// returns ErrAlreadyMember when it is.
-	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string) error
+	// returns ErrAlreadyMember when it is. With done set, the same write completes its claim
+	// (ErrIdempotencyKeyLost when that claim is gone).
+	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string, done *IdempotencyDone) error
 	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
 	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
 	MarkInvitationSent(ctx context.Context, inv Invitation) error

@@ -118,8 +118,9 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 
 // CreateInvitation puts the invitation and the organization's pending claim on its address in one
 // TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
-// ConditionCheck that the user has no membership of the organization.
-func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string) error {
+// ConditionCheck that the user has no membership of the organization; with done set, the completion of
+// its Idempotency-Key claim.
+func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string, done *domain.IdempotencyDone) error {
 	inv.Version = 1
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
@@ -153,9 +154,15 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 			ExpressionAttributeNames: isNew.Names(),
 		}})
 	}
+	writes, doneAt, err := withDone(writes, done)
+	if err != nil {
+		return err
+	}
 	err = s.transact(ctx, "create invitation", writes)
 	var c *cancelled
 	switch {
+	case idempotencyLost(err, doneAt):
+		return domain.ErrIdempotencyKeyLost
 	case emailUserID != "" && conditionFailed(err, 2):
 		return domain.ErrAlreadyMember
 	case errors.As(err, &c):
