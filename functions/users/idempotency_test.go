@@ -1,0 +1,104 @@
+package users_test
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/reportingplatform/api/infra/testkit"
+)
+
+// createWithKey sends a create with an Idempotency-Key header (SPEC §9).
+func (f fixture) createWithKey(t *testing.T, token, key, body string) testkit.Response {
+	t.Helper()
+	return testkit.Do(t, f.gw, testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: token, Body: body,
+		Header: map[string]string{"Idempotency-Key": key}})
+}
+
+// TestIdempotencyKeyReplaysTheCreate: the same caller sending the same key and body again, its fields in
+// another order and spaced otherwise, gets the first 201 and the same user, and nothing is written
+// again; another body with the key gets 422; another caller's key of the same name is its own.
+func TestIdempotencyKeyReplaysTheCreate(t *testing.T) {
+	f := setup(t)
+	first := f.createWithKey(t, f.staff, "user-key-1",
+		`{"email": "kay@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": "Kay"}`)
+	if first.Status != http.StatusCreated {
+		t.Fatalf("first: %d %s", first.Status, first.Body)
+	}
+	id := first.Object(t)["id"].(string)
+	want := `{"id": "` + id + `", "email": "kay@example.com", "first_name": "Kay", "last_name": null}`
+	first.Expect(t, 201, want)
+	users := len(f.db.Items(t, "USER#"))
+
+	f.db.Calls.Reset()
+	again := f.createWithKey(t, f.staff, "user-key-1",
+		`{"first_name":"Kay","confirm_password":"Vq8#mLp2zR",
+		  "password":"Vq8#mLp2zR", "email":"kay@example.com"}`)
+	again.Expect(t, 201, want)
+	// The session, the refused claim (which brings the record back), the user: no write, no hash.
+	if ops := f.db.Calls.Ops(); !slices.Equal(ops, []string{"BatchGetItem", "PutItem", "GetItem"}) {
+		t.Errorf("replay made %v", ops)
+	}
+	if got := len(f.db.Items(t, "USER#")); got != users {
+		t.Errorf("%d users after the replay, want %d", got, users)
+	}
+
+	f.createWithKey(t, f.staff, "user-key-1",
+		`{"email": "kay2@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`).
+		Expect(t, 422, `{"detail": "This Idempotency-Key was already used with a different request."}`)
+
+	other := f.db.Token(t, f.db.User(t, testkit.NewUser{Staff: true}), time.Hour)
+	theirs := f.createWithKey(t, other, "user-key-1",
+		`{"email": "kay3@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`)
+	if theirs.Status != http.StatusCreated || theirs.Object(t)["id"] == id {
+		t.Fatalf("another caller's key: %d %s", theirs.Status, theirs.Body)
+	}
+	if got := len(f.db.Items(t, "USER#")); got != users+2 { // theirs, and the other staff user
+		t.Errorf("%d users, want %d", got, users+2)
+	}
+}
+
+// TestIdempotencyKeyOfARefusedCreateIsFree: a create refused after its claim (the email is taken)
+// gives the key back, so the client's corrected request with the same key goes through.
+func TestIdempotencyKeyOfARefusedCreateIsFree(t *testing.T) {
+	f := setup(t)
+	body := `{"email": "dup@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+	if resp := f.create(t, f.staff, body); resp.Status != http.StatusCreated {
+		t.Fatalf("setup: %d %s", resp.Status, resp.Body)
+	}
+	f.createWithKey(t, f.staff, "refused", body).Expect(t, 400, `{"email": ["user with this email already exists."]}`)
+	if got := f.db.Items(t, "IDEMPOTENCY#"); len(got) != 0 {
+		t.Fatalf("the refused create left its key: %v", got)
+	}
+	resp := f.createWithKey(t, f.staff, "refused", strings.Replace(body, "dup@", "dup2@", 1))
+	if resp.Status != http.StatusCreated {
+		t.Fatalf("the same key after a refusal: %d %s", resp.Status, resp.Body)
+	}
+}
+
+// TestInvalidIdempotencyKeys: SPEC §9 accepts 1 to 255 visible ASCII characters; anything else is 400
+// and writes nothing.
+func TestInvalidIdempotencyKeys(t *testing.T) {
+	f := setup(t)
+	body := func(n int) string {
+		return `{"email": "key` + strings.Repeat("x", n) + `@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+	}
+	before := len(f.db.Items(t, ""))
+	for i, key := range []string{"", strings.Repeat("k", 256), "clé", "ключ", "a b", "a\tb", "a\x7fb", "a\x01b", " "} {
+		f.db.Calls.Reset()
+		f.createWithKey(t, f.staff, key, body(i)).Expect(t, 400, `{"detail": "Invalid Idempotency-Key header."}`)
+		if ops := f.db.Calls.Ops(); !slices.Equal(ops, []string{"BatchGetItem"}) {
+			t.Errorf("key %q: %v, want the session alone", key, ops)
+		}
+	}
+	if got := len(f.db.Items(t, "")); got != before {
+		t.Fatalf("%d items after the refusals, want %d", got, before)
+	}
+	for i, key := range []string{strings.Repeat("k", 255), "!", `"quoted"`, "~#:/?=&"} {
+		if resp := f.createWithKey(t, f.staff, key, body(100+i)); resp.Status != http.StatusCreated {
+			t.Errorf("key %q: %d %s", key, resp.Status, resp.Body)
+		}
+	}
+}
