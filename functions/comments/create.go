@@ -20,7 +20,7 @@ const msgDeleteReplies = "A comment with replies cannot be deleted."
 // without comments and must then be one the caller is a member of (staff: any that exists). Callers who
 // are not members of the object's organization learn nothing about it: the object "does not exist".
 func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
-	change, bodyErr := readChange(r, create)
+	change, body, bodyErr := readChangeBody(r, create)
 	var q domain.CommentReads
 	if bodyErr == nil {
 		q = domain.CommentReads{
@@ -36,7 +36,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if bodyErr != nil {
 		return bodyErr
 	}
-	key, err := h.keys.Claim(r, caller.ID, change.body)
+	key, err := h.keys.Claim(r, caller.ID, body)
 	if err != nil {
 		return err
 	}

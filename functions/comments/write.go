@@ -98,7 +98,6 @@ type commentChange struct {
 	contentType, objectID, text *string // nil: not sent
 	tag, parent                 optional
 	organizationID              *string // POST only
-	body                        *httpapi.Body
 }
 
 // writeMode is which write a body is for: what it requires and reads.
@@ -120,11 +119,17 @@ const (
 //   - text: a non-blank string of at most 100,000 characters after the trim; not null.
 //   - object_id and parent: UUIDs; parent may be null.
 func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
+	c, _, err := readChangeBody(r, mode)
+	return c, err
+}
+
+// readChangeBody is readChange that also returns the body as read, for a create's Idempotency-Key.
+func readChangeBody(r *http.Request, mode writeMode) (*commentChange, *httpapi.Body, error) {
 	body, err := httpapi.DecodeObject(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	c := commentChange{body: body}
+	var c commentChange
 	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
@@ -145,9 +150,9 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 		c.organizationID, _ = body.UUID("organization_id", false, false)
 	}
 	if err := body.Err(); err != nil {
-		return nil, err
+		return nil, body, err
 	}
-	return &c, nil
+	return &c, body, nil
 }
 
 // apply returns old with the change made and updated_at renewed; id, organization, commenter,
