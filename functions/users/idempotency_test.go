@@ -4,14 +4,17 @@ import (
 	"net/http"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/functions/users"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
 )
 
 // createWithKey sends a create with an Idempotency-Key header (SPEC §9).
-func (f fixture) createWithKey(t *testing.T, token, key, body string) testkit.Response {
+func (f fixture) createWithKey(t testing.TB, token, key, body string) testkit.Response {
 	t.Helper()
 	return testkit.Do(t, f.gw, testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: token, Body: body,
 		Header: map[string]string{"Idempotency-Key": key}})
@@ -100,5 +103,38 @@ func TestInvalidIdempotencyKeys(t *testing.T) {
 		if resp := f.createWithKey(t, f.staff, key, body(100+i)); resp.Status != http.StatusCreated {
 			t.Errorf("key %q: %d %s", key, resp.Status, resp.Body)
 		}
+	}
+}
+
+// TestIdempotencyKeyOfAStalledRequestIsTakenOver: a request that holds its key past the lease (held
+// here before its transaction, as a process that stalled) is overtaken by the client's retry, which
+// creates the user; the stalled request's transaction, conditioned on its claim, then writes nothing
+// and it answers 409. One user, and the next retry replays the second.
+func TestIdempotencyKeyOfAStalledRequestIsTakenOver(t *testing.T) {
+	db := testkit.NewDB(t)
+	var at atomic.Int64
+	at.Store(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).UnixMicro())
+	clock := func() time.Time { return time.UnixMicro(at.Load()).UTC() }
+	gw := testkit.Gateway(t, map[string]http.Handler{"UsersFunction": users.New(db.Store, testkit.Log(t), clock)})
+	f := fixture{db: db, gw: gw, staff: db.Token(t, db.User(t, testkit.NewUser{Staff: true}), 24*time.Hour)}
+	body := `{"email": "stalled@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+
+	arrived, release := db.Calls.Hold("TransactWriteItems")
+	defer release()
+	stalled := make(chan testkit.Response, 1)
+	go func() { stalled <- f.createWithKey(testkit.InGoroutine(t), f.staff, "stalled", body) }()
+	<-arrived
+	f.createWithKey(t, f.staff, "stalled", body).Expect(t, 409, `{"detail": "A request with this Idempotency-Key is being processed."}`)
+
+	at.Add((domain.IdempotencyLease + time.Second).Microseconds())
+	retry := f.createWithKey(t, f.staff, "stalled", body)
+	if retry.Status != http.StatusCreated {
+		t.Fatalf("retry after the lease: %d %s", retry.Status, retry.Body)
+	}
+	release()
+	(<-stalled).Expect(t, 409, `{"detail": "A request with this Idempotency-Key is being processed."}`)
+	f.createWithKey(t, f.staff, "stalled", body).Expect(t, 201, string(retry.Body))
+	if n := len(db.Items(t, "EMAIL#")); n != 2 { // the staff user's and the new one's
+		t.Fatalf("%d email claims, want 2", n)
 	}
 }
