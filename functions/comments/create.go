@@ -14,7 +14,8 @@ const msgDeleteReplies = "A comment with replies cannot be deleted."
 
 // create serves POST (SPEC §10): two round trips, as a save. The body names everything the checks need
 // (the parent, the object's counter, the organization), so they are read with the caller's session;
-// then one TransactWriteItems writes the comment with its counters.
+// then one TransactWriteItems writes the comment with its counters. An Idempotency-Key (SPEC §9) is
+// claimed in one more call between the two, and completed by the transaction.
 //
 // The object's organization is the one its comments carry; organization_id is needed only for an object
 // without comments and must then be one the caller is a member of (staff: any that exists). Callers who

@@ -56,7 +56,9 @@ func readCreate(r *http.Request) (*createRequest, error) {
 // and staff who are members of it, invite; the inviter is the caller's membership. Round trips: the
 // session with the organization, the portfolios, the email's account and pending claim (and the
 // invitations to the address, whole from GSI4, in parallel); one transaction, which also requires the
-// address's user not to be a member; after the e-mail is handed over, one write of email_sent.
+// address's user not to be a member; after the e-mail is handed over, one write of email_sent. An
+// Idempotency-Key (SPEC §9) is claimed after the first, and completed by the transaction: a retry finds
+// the invitation there and never sends the e-mail again.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	req, bodyErr := readCreate(r)
 	var q domain.InvitationDraft

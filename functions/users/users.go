@@ -47,6 +47,9 @@ type createResponse struct {
 	LastName  *string `json:"last_name"`
 }
 
+// create serves POST (SPEC §4): the session, then one TransactWriteItems of the user and its email
+// claim. An Idempotency-Key (SPEC §9) is claimed between the two, before the password is hashed, and
+// completed by the transaction.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	caller, err := h.auth.Authenticate(r)
 	if err != nil {
