@@ -106,17 +106,47 @@ func TestInvalidIdempotencyKeys(t *testing.T) {
 	}
 }
 
+// setupWithClock is setup with the handler's clock in the test's hands: at holds its time (Unix µs).
+func setupWithClock(t *testing.T) (fixture, *atomic.Int64) {
+	t.Helper()
+	db := testkit.NewDB(t)
+	at := &atomic.Int64{}
+	at.Store(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).UnixMicro())
+	clock := func() time.Time { return time.UnixMicro(at.Load()).UTC() }
+	gw := testkit.Gateway(t, map[string]http.Handler{"UsersFunction": users.New(db.Store, testkit.Log(t), clock)})
+	// The token is made at the real time, which the handler's clock stays before.
+	return fixture{db: db, gw: gw, staff: db.Token(t, db.User(t, testkit.NewUser{Staff: true}), time.Hour)}, at
+}
+
+// TestIdempotencyKeyLasts24Hours: the key's record counts for 24 hours from its create, then the key
+// is free again, whatever DynamoDB's time to live has removed yet.
+func TestIdempotencyKeyLasts24Hours(t *testing.T) {
+	f, at := setupWithClock(t)
+	start := at.Load()
+	body := func(email string) string {
+		return `{"email": "` + email + `@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+	}
+	if resp := f.createWithKey(t, f.staff, "day", body("day1")); resp.Status != http.StatusCreated {
+		t.Fatalf("first: %d %s", resp.Status, resp.Body)
+	}
+	at.Store(start + (24*time.Hour - time.Second).Microseconds())
+	f.createWithKey(t, f.staff, "day", body("day2")).
+		Expect(t, 422, `{"detail": "This Idempotency-Key was already used with a different request."}`)
+	at.Store(start + (24 * time.Hour).Microseconds())
+	second := f.createWithKey(t, f.staff, "day", body("day2"))
+	if second.Status != http.StatusCreated {
+		t.Fatalf("a day later: %d %s", second.Status, second.Body)
+	}
+	f.createWithKey(t, f.staff, "day", body("day2")).Expect(t, 201, string(second.Body))
+}
+
 // TestIdempotencyKeyOfAStalledRequestIsTakenOver: a request that holds its key past the lease (held
 // here before its transaction, as a process that stalled) is overtaken by the client's retry, which
 // creates the user; the stalled request's transaction, conditioned on its claim, then writes nothing
 // and it answers 409. One user, and the next retry replays the second.
 func TestIdempotencyKeyOfAStalledRequestIsTakenOver(t *testing.T) {
-	db := testkit.NewDB(t)
-	var at atomic.Int64
-	at.Store(time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC).UnixMicro())
-	clock := func() time.Time { return time.UnixMicro(at.Load()).UTC() }
-	gw := testkit.Gateway(t, map[string]http.Handler{"UsersFunction": users.New(db.Store, testkit.Log(t), clock)})
-	f := fixture{db: db, gw: gw, staff: db.Token(t, db.User(t, testkit.NewUser{Staff: true}), 24*time.Hour)}
+	f, at := setupWithClock(t)
+	db := f.db
 	body := `{"email": "stalled@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
 
 	arrived, release := db.Calls.Hold("TransactWriteItems")
