@@ -2,7 +2,7 @@
 // object's comments, creating one, and reading, replacing, partially updating and deleting one comment.
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
 // for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2,
-// POST 2, DELETE 2), which the tests hold it to: list.go, retrieve.go, write.go and create.go say how
+// POST 2 (3 with an Idempotency-Key), DELETE 2), which the tests hold it to: list.go, retrieve.go, write.go and create.go say how
 // each stays within it. Authentication is never a round trip of its own: the caller's session is read
 // in the same call as the first data (authenticate).
 package comments
@@ -26,12 +26,14 @@ const (
 type handler struct {
 	store domain.CommentStore
 	auth  *httpapi.Authenticator
+	keys  *httpapi.Idempotency
 	clock domain.Clock
 }
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now}
+	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now,
+		keys: &httpapi.Idempotency{Store: store, Clock: now, Route: ListPath}}
 	rt := httpapi.NewRouter(log)
 	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodGet, ListPath, h.list)

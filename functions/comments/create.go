@@ -14,13 +14,14 @@ const msgDeleteReplies = "A comment with replies cannot be deleted."
 
 // create serves POST (SPEC §10): two round trips, as a save. The body names everything the checks need
 // (the parent, the object's counter, the organization), so they are read with the caller's session;
-// then one TransactWriteItems writes the comment with its counters.
+// then one TransactWriteItems writes the comment with its counters. An Idempotency-Key (SPEC §9) is
+// claimed in one more call between the two, and completed by the transaction.
 //
 // The object's organization is the one its comments carry; organization_id is needed only for an object
 // without comments and must then be one the caller is a member of (staff: any that exists). Callers who
 // are not members of the object's organization learn nothing about it: the object "does not exist".
-func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
-	change, bodyErr := readChange(r, create)
+func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
+	change, body, bodyErr := readChangeBody(r, create)
 	var q domain.CommentReads
 	if bodyErr == nil {
 		q = domain.CommentReads{
@@ -36,6 +37,14 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if bodyErr != nil {
 		return bodyErr
 	}
+	key, err := h.keys.Claim(r, caller.ID, body)
+	if err != nil {
+		return err
+	}
+	if id, status, ok := key.Replay(); ok {
+		return h.replayCreate(w, r, caller, id, status)
+	}
+	defer key.Settle(r.Context(), &err)
 	now := h.clock.Now()
 	c := domain.Comment{
 		ID: uuid.NewString(), CommenterID: caller.ID, ContentType: *change.contentType, ObjectID: *change.objectID,
@@ -52,7 +61,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 		if c.OrganizationID, err = owner(caller, change, count, read.Organization, parent); err != nil {
 			return err
 		}
-		err := h.store.CreateComment(r.Context(), c, parent)
+		err := h.store.CreateComment(r.Context(), c, parent, key.Done(c.ID))
 		if errors.Is(err, domain.ErrObjectOwnedElsewhere) {
 			// Another organization's first comment landed since the read: to this caller the object
 			// is one it cannot see.
@@ -64,6 +73,21 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	httpapi.WriteJSON(w, http.StatusCreated, writeShape(c))
+	return nil
+}
+
+// replayCreate answers a create repeated with its Idempotency-Key (SPEC §9): the comment it created, as
+// it is now, with the status the create was answered; a comment deleted since, or one the caller may
+// no longer read, is not found.
+func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string, status int) error {
+	c, err := h.store.Comment(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	if !canRead(caller, c.OrganizationID) {
+		return domain.NotFound()
+	}
+	httpapi.WriteJSON(w, status, writeShape(c))
 	return nil
 }
 

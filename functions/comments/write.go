@@ -120,9 +120,15 @@ const (
 //   - object_id and parent: UUIDs as sent (SPEC §1: white space around one makes it none); parent may
 //     be null, and "" is null, as DRF's relational fields take it.
 func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
+	c, _, err := readChangeBody(r, mode)
+	return c, err
+}
+
+// readChangeBody is readChange that also returns the body as read, for a create's Idempotency-Key.
+func readChangeBody(r *http.Request, mode writeMode) (*commentChange, *httpapi.Body, error) {
 	body, err := httpapi.DecodeObject(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var c commentChange
 	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
@@ -145,9 +151,9 @@ func readChange(r *http.Request, mode writeMode) (*commentChange, error) {
 		c.organizationID, _ = body.Reference("organization_id", false, false)
 	}
 	if err := body.Err(); err != nil {
-		return nil, err
+		return nil, body, err
 	}
-	return &c, nil
+	return &c, body, nil
 }
 
 // apply returns old with the change made and updated_at renewed; id, organization, commenter,

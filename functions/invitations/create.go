@@ -23,6 +23,7 @@ type createRequest struct {
 	firstName, lastName *string
 	role                domain.Role
 	portfolioIDs        []string
+	body                *httpapi.Body
 }
 
 // readCreate reads a POST body: organization_id and email required, the rest as PATCH reads them.
@@ -31,7 +32,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 	if err != nil {
 		return nil, err
 	}
-	var req createRequest
+	req := createRequest{body: body}
 	if id, ok := body.Reference(fieldOrg, true, false); ok {
 		req.orgID = *id
 	}
@@ -58,8 +59,10 @@ func readCreate(r *http.Request) (*createRequest, error) {
 // pending claim (a handful of items, whatever the body: SPEC §9); once the caller is known, the
 // portfolios and the claimed invitation beside the invitations to the address, whole from GSI4; one
 // transaction, which also counts the invitation and requires the address's user not to be a member;
-// after the e-mail is handed over, one write of email_sent.
-func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+// after the e-mail is handed over, one write of email_sent. An Idempotency-Key (SPEC §9) is claimed
+// right after authentication (one round trip more), and completed by the transaction: a retry finds
+// the invitation there and never sends the e-mail again, even when the window is full since.
+func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	req, bodyErr := readCreate(r)
 	var q domain.InvitationDraft // a body with errors names nothing to read: the session and quota alone
 	if bodyErr == nil {
@@ -72,6 +75,16 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	caller, draft, err := httpapi.AuthenticateWith(h.auth, r, nil, read)
 	if err != nil {
 		return err
+	}
+	var key *httpapi.KeyClaim
+	if bodyErr == nil {
+		if key, err = h.keys.Claim(r, caller.ID, req.body); err != nil {
+			return err
+		}
+		if id, status, ok := key.Replay(); ok {
+			return h.replayCreate(w, r, caller, id, status)
+		}
+		defer key.Settle(r.Context(), &err)
 	}
 	ctx := r.Context()
 	var inv domain.Invitation
@@ -119,7 +132,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 			return err
 		}
 		inv.Shown = &shown
-		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID, draft.Quota)
+		err = h.store.CreateInvitation(ctx, inv, draft.ClaimedBy, draft.EmailUserID, draft.Quota, key.Done(inv.ID))
 		if errors.Is(err, domain.ErrAlreadyMember) {
 			return domain.FieldError(fieldEmail, msgMemberExists)
 		}

@@ -22,6 +22,7 @@ const (
 type handler struct {
 	store         domain.InvitationStore
 	auth          *httpapi.Authenticator
+	keys          *httpapi.Idempotency
 	mailer        domain.Mailer
 	invitationTTL time.Duration
 	clock         domain.Clock
@@ -33,6 +34,7 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 	h := &handler{
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
+		keys:          &httpapi.Idempotency{Store: store, Clock: now, Route: InvitationsPath},
 		mailer:        mailer,
 		invitationTTL: invitationTTL,
 		clock:         now,

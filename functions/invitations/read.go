@@ -51,6 +51,26 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	return h.show(w, r, http.StatusOK, caller, inv)
+}
+
+// replayCreate answers a create repeated with its Idempotency-Key (SPEC §9): the invitation it created,
+// as a GET shows it to caller now, with the status the create was answered (read with the session, as
+// a GET reads it, in one call). Nothing is sent: the e-mail is the first request's.
+func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string, status int) error {
+	ref, err := httpapi.Bearer(r)
+	if err != nil {
+		return err
+	}
+	_, inv, err := h.store.SessionAndInvitation(r.Context(), ref, id)
+	if err != nil {
+		return err
+	}
+	return h.show(w, r, status, caller, inv)
+}
+
+// show answers inv (nil: it does not exist) as read by caller, with status.
+func (h *handler) show(w http.ResponseWriter, r *http.Request, status int, caller domain.User, inv *domain.Invitation) error {
 	// Those who may not read it learn nothing, not even that it exists.
 	if inv == nil || !rightsOn(caller, *inv).read {
 		return domain.NotFound()
@@ -59,7 +79,7 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	if err := h.fillShown(r.Context(), one); err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusOK, newInvitationResponse(one[0], h.clock.Now()))
+	httpapi.WriteJSON(w, status, newInvitationResponse(one[0], h.clock.Now()))
 	return nil
 }
 

@@ -26,12 +26,14 @@ const maxAttempts = 3
 type handler struct {
 	users domain.UserStore
 	auth  *httpapi.Authenticator
+	keys  *httpapi.Idempotency
 	clock domain.Clock
 }
 
 // New returns the users function's HTTP handler.
 func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, clock: now}
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, clock: now,
+		keys: &httpapi.Idempotency{Store: users, Clock: now, Route: UsersPath}}
 	rt := httpapi.NewRouter(log)
 	rt.UseAuthenticator(h.auth)
 	rt.Handle(http.MethodPost, UsersPath, h.create)
@@ -46,7 +48,10 @@ type createResponse struct {
 	LastName  *string `json:"last_name"`
 }
 
-func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
+// create serves POST (SPEC §4): the session, then one TransactWriteItems of the user and its email
+// claim. An Idempotency-Key (SPEC §9) is claimed between the two, before the password is hashed, and
+// completed by the transaction.
+func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	caller, err := h.auth.Authenticate(r)
 	if err != nil {
 		return err
@@ -62,6 +67,14 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	key, err := h.keys.Claim(r, caller.ID, body)
+	if err != nil {
+		return err
+	}
+	if id, status, ok := key.Replay(); ok {
+		return h.replay(w, r, id, status)
+	}
+	defer key.Settle(r.Context(), &err)
 	if u.PasswordHash, err = password.Hash(plain); err != nil {
 		return err
 	}
@@ -70,13 +83,28 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) error {
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	// A create meets another transaction on its items only when the same email is being created at
 	// once (ECONFLICT): sent again, it finds the email taken or takes it.
-	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(int) error { return h.users.CreateUser(r.Context(), u) })
+	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(int) error { return h.users.CreateUser(r.Context(), u, key.Done(u.ID)) })
 	if errors.Is(err, domain.ErrEmailTaken) {
 		return domain.FieldError("email", "user with this email already exists.")
 	} else if err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, http.StatusCreated, createResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName})
+	httpapi.WriteJSON(w, http.StatusCreated, created(u))
+	return nil
+}
+
+func created(u domain.User) createResponse {
+	return createResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName}
+}
+
+// replay answers a create repeated with its Idempotency-Key (SPEC §9): the user it created, as it is
+// now, with the status the create was answered.
+func (h *handler) replay(w http.ResponseWriter, r *http.Request, id string, status int) error {
+	u, err := h.users.User(r.Context(), id)
+	if err != nil {
+		return err
+	}
+	httpapi.WriteJSON(w, status, created(u))
 	return nil
 }
 

@@ -113,7 +113,7 @@ func TestCORSThroughTheGateway(t *testing.T) {
 				wantHeaders(t, "preflight "+p, w.Header(), map[string]string{
 					"Access-Control-Allow-Origin":  corsOrigin,
 					"Access-Control-Allow-Methods": strings.Join(ms, ", "),
-					"Access-Control-Allow-Headers": "Authorization, Content-Type",
+					"Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
 					"Access-Control-Max-Age":       "600",
 					"Vary":                         "Origin",
 				})

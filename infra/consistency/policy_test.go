@@ -85,6 +85,21 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		}
 	}
 
+	// Creates with an Idempotency-Key (SPEC §9): one that lands, its replay (which reads what it
+	// created), and one refused after its claim, which releases the key. The creates above wrote the
+	// same items without a key.
+	user := `{"email": "q@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+	for _, step := range []struct {
+		key, body string
+		status    int
+	}{{"policy-1", user, 201}, {"policy-1", user, 201}, {"policy-2", user, 400}} {
+		resp := testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: staff, Body: step.body,
+			Header: map[string]string{"Idempotency-Key": step.key}})
+		if resp.Status != step.status {
+			t.Fatalf("POST /api/v1/users/ with key %s: %d %s, want %d", step.key, resp.Status, resp.Body, step.status)
+		}
+	}
+
 	// The deploy that adds GSI4: until DynamoDB has built it, the invitations to an address are found
 	// through GSI2 (shared/dynamo's inviteeInvitations), which InvitationsFunction must then be allowed.
 	db.DropIndex(t, "GSI4")

@@ -13,6 +13,7 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
 	"gopkg.in/yaml.v3"
@@ -254,6 +255,12 @@ func TestTimeLimitsNest(t *testing.T) {
 	}
 	if timeout <= budget+time.Second || timeout >= 29*time.Second {
 		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout, budget)
+	}
+	if budget+httpapi.IdempotencyReleaseBudget >= 3*time.Second {
+		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 3 s", httpapi.IdempotencyReleaseBudget, budget)
+	}
+	if domain.IdempotencyLease <= timeout {
+		t.Errorf("IdempotencyLease %v: a request may still run when another takes its key over (Lambda Timeout %v)", domain.IdempotencyLease, timeout)
 	}
 	for name, want := range map[string]string{"ThrottlingRateLimit": "100", "ThrottlingBurstLimit": "200"} {
 		if got := tpl.Parameters[name].Default; got != want {

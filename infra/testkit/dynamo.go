@@ -93,6 +93,40 @@ type Calls struct {
 	mu      sync.Mutex
 	calls   []call
 	latency time.Duration
+	held    map[string]*hold // by operation: the next call of it waits (Hold)
+}
+
+type hold struct{ arrived, release chan struct{} }
+
+// Hold makes the next call of op wait, before it is sent, until release is called (or its context
+// ends); arrived is closed once it waits. A test holds one request at a step, deterministically, while
+// it sends another.
+func (c *Calls) Hold(op string) (arrived <-chan struct{}, release func()) {
+	h := &hold{arrived: make(chan struct{}), release: make(chan struct{})}
+	c.mu.Lock()
+	if c.held == nil {
+		c.held = map[string]*hold{}
+	}
+	c.held[op] = h
+	c.mu.Unlock()
+	var once sync.Once
+	return h.arrived, func() { once.Do(func() { close(h.release) }) }
+}
+
+// wait holds a call of op while Hold asks for it.
+func (c *Calls) wait(ctx context.Context, op string) {
+	c.mu.Lock()
+	h := c.held[op]
+	delete(c.held, op)
+	c.mu.Unlock()
+	if h == nil {
+		return
+	}
+	close(h.arrived)
+	select {
+	case <-h.release:
+	case <-ctx.Done():
+	}
 }
 
 // SimulateLatency makes every call wait d before it is sent, as a network round trip would. Budget
@@ -121,6 +155,7 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			if latency > 0 {
 				time.Sleep(latency)
 			}
+			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
 			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})

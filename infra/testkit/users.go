@@ -68,7 +68,7 @@ func (db *DB) User(tb testing.TB, n NewUser) domain.User {
 		FirstName: n.FirstName, LastName: n.LastName, IsStaff: n.Staff, IsSuperuser: n.Superuser,
 		IsActive: !n.Inactive, DateJoined: now, CreatedAt: now, UpdatedAt: now,
 	}
-	if err := db.Store.CreateUser(context.Background(), u); err != nil {
+	if err := db.Store.CreateUser(context.Background(), u, nil); err != nil {
 		tb.Fatalf("create user: %v", err)
 	}
 	return u

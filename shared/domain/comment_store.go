@@ -72,6 +72,7 @@ type CommentRead struct {
 
 // CommentStore is what the comments function needs from storage.
 type CommentStore interface {
+	IdempotencyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// ReadComments reads the session of ref and everything q names in one call, so that
@@ -105,8 +106,9 @@ type CommentStore interface {
 	// object's, claimed for c's organization, and its tag's) and, with parent set (as read: its Version
 	// guards that it is still where it was checked to be), the parent's reply count. Returns
 	// ErrObjectOwnedElsewhere when the object belongs to another organization, ECONFLICT when the parent
-	// changed since it was read (the caller reads again and retries).
-	CreateComment(ctx context.Context, c Comment, parent *Comment) error
+	// changed since it was read (the caller reads again and retries). With done set, the same write
+	// completes its claim (ErrIdempotencyKeyLost when that claim is gone).
+	CreateComment(ctx context.Context, c Comment, parent *Comment, done *IdempotencyDone) error
 	// DeleteComment removes c (as read: its Version guards that it gained no reply meanwhile) in one
 	// atomic write with the counters that counted it and its parent's reply count. Returns ECONFLICT
 	// when the comment changed or vanished since it was read.

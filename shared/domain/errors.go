@@ -24,6 +24,8 @@ const (
 	EMEDIATYPE       Code = "media_type"      // a body that is not JSON
 	ETOOLARGE        Code = "too_large"       // a body over the limit
 	ECONFLICT        Code = "conflict"        // a conditional write lost a race; the caller may retry
+	EINPROGRESS      Code = "in_progress"     // a request with the same Idempotency-Key is being processed
+	EMISMATCH        Code = "mismatch"        // an Idempotency-Key used before with another request
 	EUNAVAILABLE     Code = "unavailable"     // the store is throttled or unreachable after retries
 	ETHROTTLED       Code = "throttled"       // the client sent too many requests (login failures, invitations)
 	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client

@@ -9,6 +9,7 @@ import (
 // GET costs two sequential calls (the session with the invitation, everything it refers to) and a
 // PATCH three (the same two, then one atomic write).
 type InvitationStore interface {
+	IdempotencyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// SessionAndInvitation reads the session of ref and the invitation in one call (nil when it does not
@@ -57,8 +58,10 @@ type InvitationStore interface {
 	// address) set, the same write requires that user not to be a member of the organization, and
 	// returns ErrAlreadyMember when it is. The same write counts the invitation against its inviter's
 	// quota, on the condition that the quota is still as read (quota) and below InvitationsPerWindow:
-	// else ECONFLICT wrapping ErrQuotaChanged, and the caller reads it again.
-	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string, quota InvitationQuota) error
+	// else ECONFLICT wrapping ErrQuotaChanged, and the caller reads it again. With done set, the same
+	// write completes its Idempotency-Key claim (ErrIdempotencyKeyLost when that claim is gone).
+	CreateInvitation(ctx context.Context, inv Invitation, claimedBy, emailUserID string, quota InvitationQuota,
+		done *IdempotencyDone) error
 	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
 	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
 	MarkInvitationSent(ctx context.Context, inv Invitation) error

@@ -4,9 +4,13 @@ import "context"
 
 // UserStore is what user creation and authentication need from storage.
 type UserStore interface {
-	// CreateUser stores a new user and claims its email (case-insensitively) in one atomic write.
+	IdempotencyStore
+	// CreateUser stores a new user and claims its email (case-insensitively) in one atomic write, which
+	// also completes done's claim when it is set (ErrIdempotencyKeyLost when that claim is gone).
 	// Returns ErrEmailTaken when the email is taken.
-	CreateUser(ctx context.Context, u User) error
+	CreateUser(ctx context.Context, u User, done *IdempotencyDone) error
+	// User reads one user, strongly consistent. Returns ENOTFOUND when it does not exist.
+	User(ctx context.Context, id string) (User, error)
 	// Session reads a token and its user in one call, for authentication alone.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 }

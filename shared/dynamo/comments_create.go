@@ -19,7 +19,9 @@ import (
 //   - ADD +1 on its tag's COUNT#TAG;
 //   - with a parent: ADD +1 replies on the parent, conditioned on the version it was read at (it is still
 //     on this object) and bumping it, as a re-parent does (UpdateComment).
-func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment) error {
+//
+// With done set, the same transaction completes its Idempotency-Key claim.
+func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment, done *domain.IdempotencyDone) error {
 	c.Version, c.Replies = 1, 0
 	av, err := attributevalue.MarshalMap(toCommentItem(c))
 	if err != nil {
@@ -49,10 +51,16 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 		}
 		items = append(items, item)
 	}
+	items, doneAt, err := withDone(items, done)
+	if err != nil {
+		return err
+	}
 	err = s.transact(ctx, "create comment", items)
 	switch {
 	case err == nil:
 		return nil
+	case idempotencyLost(err, doneAt):
+		return fmt.Errorf("create comment %s: %w", c.ID, domain.ErrIdempotencyKeyLost)
 	case conditionFailed(err, 1):
 		return fmt.Errorf("create comment %s: %w", c.ID, domain.ErrObjectOwnedElsewhere)
 	}

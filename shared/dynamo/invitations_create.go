@@ -25,8 +25,10 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 // CreateInvitation puts the invitation and the organization's pending claim on its address in one
 // TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
 // ConditionCheck that the user has no membership of the organization. The same transaction counts the
-// invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass.
-func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string, quota domain.InvitationQuota) error {
+// invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass,
+// and, with done set, completes its Idempotency-Key claim.
+func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string,
+	quota domain.InvitationQuota, done *domain.IdempotencyDone) error {
 	inv.Version = 1
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
@@ -65,9 +67,15 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 			ExpressionAttributeNames: isNew.Names(),
 		}})
 	}
+	writes, doneAt, err := withDone(writes, done)
+	if err != nil {
+		return err
+	}
 	err = s.transact(ctx, "create invitation", writes)
 	var c *cancelled
 	switch {
+	case idempotencyLost(err, doneAt):
+		return domain.ErrIdempotencyKeyLost
 	case conditionFailed(err, 2):
 		return &domain.Error{Code: domain.ECONFLICT, Err: errors.Join(domain.ErrQuotaChanged, err)}
 	case emailUserID != "" && conditionFailed(err, 3):

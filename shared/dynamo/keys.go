@@ -35,6 +35,12 @@ func portfolioKey(orgID, id string) key  { return key{"ORG#" + orgID, "PORTFOLIO
 func invitationKey(id string) key        { return key{"INVITATION#" + id, "INVITATION"} }
 func commentKey(id string) key           { return key{"COMMENT#" + id, "COMMENT"} }
 
+// idempotencyKey holds the record of one caller's Idempotency-Key (SPEC §9). The user id is a UUID, so
+// the key the client chose, whatever it holds, cannot make two callers' partitions meet.
+func idempotencyKey(userID, clientKey string) key {
+	return key{"IDEMPOTENCY#" + userID + "#" + clientKey, "KEY"}
+}
+
 // objectPartition holds the counters of one commented object (content type + object id).
 func objectPartition(contentType, objectID string) string {
 	return "OBJECT#" + contentType + "#" + objectID

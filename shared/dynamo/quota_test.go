@@ -30,7 +30,7 @@ func TestCreateInvitationCountsAgainstTheQuota(t *testing.T) {
 	create := func(at time.Time, seen domain.InvitationQuota) (string, error) {
 		inv := w.inv
 		inv.ID, inv.Email, inv.CreatedAt = uuid.NewString(), "q-"+uuid.NewString()[:8]+"@example.com", at
-		return inv.ID, w.db.Store.CreateInvitation(ctx, inv, "", "", seen)
+		return inv.ID, w.db.Store.CreateInvitation(ctx, inv, "", "", seen, nil)
 	}
 	written := func(id string) bool {
 		_, err := w.db.Store.Invitation(ctx, id)

@@ -155,8 +155,9 @@ func (p profileAttrs) domain() (domain.User, error) {
 }
 
 // CreateUser writes the user and claims its email in one transaction, so two concurrent creates of one
-// email give one user. Returns domain.ErrEmailTaken when the email is taken.
-func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
+// email give one user; the same transaction completes done's claim. Returns domain.ErrEmailTaken when
+// the email is taken.
+func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.IdempotencyDone) error {
 	user, err := attributevalue.MarshalMap(toUserItem(u))
 	if err != nil {
 		return fail("encode user", err)
@@ -168,10 +169,17 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User) error {
 	if err != nil {
 		return fail("encode email claim", err)
 	}
-	err = s.transact(ctx, "create user", []types.TransactWriteItem{
+	writes, doneAt, err := withDone([]types.TransactWriteItem{
 		{Put: &types.Put{Item: user, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
 		{Put: &types.Put{Item: claim, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-	})
+	}, done)
+	if err != nil {
+		return err
+	}
+	err = s.transact(ctx, "create user", writes)
+	if idempotencyLost(err, doneAt) {
+		return fmt.Errorf("create user %s: %w", u.ID, domain.ErrIdempotencyKeyLost)
+	}
 	if conditionFailed(err, 1) {
 		return fmt.Errorf("create user %s: %w", u.ID, domain.ErrEmailTaken)
 	}

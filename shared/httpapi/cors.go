@@ -8,9 +8,10 @@ import (
 // CORS, answered by the functions rather than API Gateway (template.yaml's CorsAllowedOrigins says
 // why): the router knows each path's methods, and every real response comes from a function anyway.
 const (
-	// corsAllowHeaders are the request headers a browser may send: the Bearer token and the JSON body's
-	// media type. No cookies are involved, so Access-Control-Allow-Credentials is never sent.
-	corsAllowHeaders = "Authorization, Content-Type"
+	// corsAllowHeaders are the request headers a browser may send: the Bearer token, the JSON body's
+	// media type and a create's Idempotency-Key (SPEC §9). No cookies are involved, so
+	// Access-Control-Allow-Credentials is never sent.
+	corsAllowHeaders = "Authorization, Content-Type, " + IdempotencyHeader
 	// corsExposeHeaders are the response headers, beyond the CORS-safelisted ones, that a page may read.
 	corsExposeHeaders = "Retry-After, X-Request-Id"
 	// corsMaxAge is how long (seconds) a browser may reuse a preflight answer.

@@ -72,6 +72,8 @@ var statusOf = map[domain.Code]int{
 	domain.ETOOLARGE:        http.StatusRequestEntityTooLarge,
 	domain.EMEDIATYPE:       http.StatusUnsupportedMediaType,
 	domain.ECONFLICT:        http.StatusServiceUnavailable,
+	domain.EINPROGRESS:      http.StatusConflict,
+	domain.EMISMATCH:        http.StatusUnprocessableEntity,
 	domain.EUNAVAILABLE:     http.StatusServiceUnavailable,
 	domain.ETHROTTLED:       http.StatusTooManyRequests,
 	domain.EINTERNAL:        http.StatusInternalServerError,
