@@ -45,8 +45,12 @@ func (s *Store) BeginLogin(ctx context.Context, email, sourceIP string, now time
 			}
 			return
 		}
+		// A claim that met a transaction giving back another attempt's claim (ECONFLICT) is sent again.
 		c := claims[i]
-		*c.window, c.wait, c.err = s.claimWindow(ctx, c.k, c.limit, now)
+		c.err = domain.RetryOnConflict(ctx, conflictAttempts, func(int) (err error) {
+			*c.window, c.wait, err = s.claimWindow(ctx, c.k, c.limit, now)
+			return err
+		})
 	})
 	errs := []error{readErr}
 	for _, c := range claims {

@@ -33,6 +33,10 @@ type windowItem struct {
 // between its two writes (an ended window restarted by someone else).
 const windowClaimAttempts = 3
 
+// conflictAttempts bounds how often a window's write is sent again after meeting a transaction on the
+// window (another login giving its claim back): DynamoDB refuses such a write (ECONFLICT).
+const conflictAttempts = 3
+
 // claimWindow counts one attempt in the window of k, before its password is checked, and returns the
 // window with the attempt in it. A window that holds limit claims nothing: wait is how long it still
 // runs. The count is one conditional UpdateItem while a window is open below its limit or there is
@@ -209,7 +213,10 @@ func (s *Store) ReleaseLogin(ctx context.Context, c domain.LoginClaim) error {
 				return
 			}
 			setTable(item, s.table)
-			if err := s.writeOne(ctx, "give back login claim", *item); !conditionFailed(err, 0) {
+			err = domain.RetryOnConflict(ctx, conflictAttempts, func(int) error {
+				return s.writeOne(ctx, "give back login claim", *item)
+			})
+			if !conditionFailed(err, 0) {
 				errs[i] = err
 				return
 			}
