@@ -2,9 +2,9 @@
 // Login: email and password in, the user record with a new Bearer token out. Failed logins are counted
 // per email and per source address and throttled (SPEC §9, domain.LoginFailuresPerEmail): every attempt
 // claims its place in both windows before its password is checked, in the same round trip as the read
-// of the email's claim, which carries the credentials and a copy of the user; a successful login gives
-// its place back in its one atomic write. A claim without a current copy costs a read of the user and
-// refreshes the copy (domain.ErrStaleCopy). Every refused login checks one hash of the same kind.
+// of the email's claim, which carries the credentials; the user is read while the password is hashed;
+// a successful login gives its place back in its one atomic write. Every refused login checks one hash
+// of the same kind.
 package auth
 
 import (
@@ -170,48 +170,31 @@ func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain 
 	}
 	user.LastLogin = &now
 	write := domain.LoginWrite{
-		User: user, NewPasswordHash: upgraded, FromCopy: acct.Profile != nil, Claim: attempt.Claim,
+		User: user, NewPasswordHash: upgraded, Claim: attempt.Claim,
 		Token: domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)},
 	}
 	// DynamoDB cancels one of two transactions that meet on an item (ECONFLICT): logins of one account
 	// from parallel workers both write its user. The write holds nothing read that a retry must read
 	// again, so it is sent again as it is.
-	record := func() error {
-		return domain.RetryOnConflict(ctx, maxAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
-	}
-	err = record()
-	if errors.Is(err, domain.ErrStaleCopy) {
-		// The user changed since its claim's copy was made (it joined an organization, the loader
-		// rewrote it): answer with the user as it is, and refresh the copy with the same write.
-		if write.User, err = h.users.User(ctx, acct.UserID); err == nil {
-			write.User.LastLogin, write.FromCopy = &now, false
-			user = write.User
-			err = record()
-		}
-	}
+	err = domain.RetryOnConflict(ctx, maxAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
 	if domain.ErrorCode(err) == domain.ENOTFOUND {
 		return domain.User{}, "", errRefused // the account was deleted while it logged in
 	}
 	return user, token, err
 }
 
-// checkPassword checks plain against acct and returns the user to answer with: the email claim's copy,
-// or, when the claim has none, the user read while the hash is checked (the read then costs no time of
-// its own, and it is done before anything is written, so that a failing read leaves the table as it
-// was, SPEC §9). upgraded is a new hash of plain when Verify asks for a rehash, else "". errRefused
+// checkPassword checks plain against acct and returns the user to answer with, read while the hash is
+// checked (the read then costs no time of its own, and it is done before anything is written, so that
+// a failing read leaves the table as it was, SPEC §9). upgraded is a new hash of plain when Verify asks for a rehash, else "". errRefused
 // when the password or the account does not pass.
 func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (user domain.User, upgraded string, err error) {
 	var (
 		readErr error
 		read    = make(chan struct{})
 	)
-	switch {
-	case acct == nil || !acct.IsActive:
+	if acct == nil || !acct.IsActive {
 		close(read)
-	case acct.Profile != nil:
-		user = *acct.Profile
-		close(read)
-	default:
+	} else {
 		go func() {
 			defer close(read)
 			user, readErr = h.users.User(ctx, acct.UserID)

@@ -11,11 +11,11 @@ import (
 )
 
 // TestConcurrentLoginsOfOneUser: parallel workers sharing one account all log in, each with its own
-// token. Every login writes the user's last_login conditionally on the claim's copy; DynamoDB Local
-// serialises the transactions, so the conflicts DynamoDB itself would report are injected instead by
-// infra/faultproxy (TestTransactionConflictsAreRetried). As many as the email's limit: a login's
-// password is checked only once the login holds a place in the email's window (SPEC §9), so more at
-// once would be throttled however right their passwords.
+// token. Every login writes the user's last_login; DynamoDB Local serialises the transactions, so the
+// conflicts DynamoDB itself would report are injected instead by infra/faultproxy
+// (TestWriteConflictsAreRetried). As many as the email's limit: a login's password is checked only
+// once the login holds a place in the email's window (SPEC §9), so more at once would be throttled
+// however right their passwords.
 func TestConcurrentLoginsOfOneUser(t *testing.T) {
 	db, gw := setup(t)
 	u := db.User(t, testkit.NewUser{})

@@ -29,15 +29,12 @@ type FailureWindow struct {
 	Ends     time.Time
 }
 
-// Credentials are what login checks a password against, and the user it answers with: a copy kept on
-// the email's claim, so that login finds them with its first read.
+// Credentials are what login checks a password against: a copy kept on the email's claim, so that
+// login finds them with its first read.
 type Credentials struct {
 	UserID       string
 	PasswordHash string
 	IsActive     bool
-	// Profile is the user as the claim last copied it (PasswordHash and LastLogin left out), nil when the
-	// claim holds no copy. A copy may be stale: RecordLogin with FromCopy says so.
-	Profile *User
 }
 
 // LoginClaim is one login attempt counted in advance against the failure windows of its email and of
@@ -72,8 +69,8 @@ type LoginStore interface {
 	// ReleaseLogin gives back the claim of an attempt that did not fail: it no longer counts.
 	ReleaseLogin(ctx context.Context, c LoginClaim) error
 	// RecordLogin stores a new token and the user's last_login, and the password hash when it is not
-	// empty (a hash upgraded at login), and gives back w.Claim, in one atomic write. Returns ENOTFOUND when the user no longer
-	// exists, and ErrStaleCopy when w.FromCopy and the user changed since its claim's copy was made.
+	// empty (a hash upgraded at login), and gives back w.Claim, in one atomic write. Returns ENOTFOUND
+	// when the user no longer exists.
 	RecordLogin(ctx context.Context, w LoginWrite) error
 	// User reads one user. Returns ENOTFOUND when it does not exist.
 	User(ctx context.Context, id string) (User, error)
@@ -86,14 +83,10 @@ type LoginStore interface {
 
 // LoginWrite is what a successful login stores.
 type LoginWrite struct {
-	// User needs ID, Email, LastLogin and ProfileVersion. Unless FromCopy, it is the whole user as just
-	// read, and the email claim's copy is refreshed from it.
+	// User needs ID, Email and LastLogin.
 	User            User
 	Token           Token
 	NewPasswordHash string
-	// FromCopy: User is the email claim's copy, and the write holds only while the user's
-	// ProfileVersion is still the copy's.
-	FromCopy bool
 	// Claim is the login's claim in the failure windows, given back by the same write: a successful
 	// login does not count.
 	Claim LoginClaim

@@ -3,9 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
-	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -66,8 +64,7 @@ func (s *Store) Credentials(ctx context.Context, email string) (*domain.Credenti
 	return s.credentials(ctx, email)
 }
 
-// credentials reads the email's claim, strongly consistent: the credentials and, when the claim has a
-// current one, its copy of the user.
+// credentials reads the email's claim, strongly consistent: the credentials it carries.
 func (s *Store) credentials(ctx context.Context, email string) (*domain.Credentials, error) {
 	item, found, err := s.getItem(ctx, "read email claim", emailKey(email))
 	if err != nil || !found {
@@ -77,33 +74,14 @@ func (s *Store) credentials(ctx context.Context, email string) (*domain.Credenti
 	if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
 		return nil, fail("decode email claim", err)
 	}
-	if claim.PasswordHash == "" {
-		// A claim written before claims carried the credentials: read them from the user (one more
-		// round trip, until the user's next write copies them over).
-		u, err := s.User(ctx, claim.UserID)
-		if err != nil {
-			return nil, err
-		}
-		return &domain.Credentials{UserID: u.ID, PasswordHash: u.PasswordHash, IsActive: u.IsActive}, nil
-	}
-	acct := &domain.Credentials{UserID: claim.UserID, PasswordHash: claim.PasswordHash, IsActive: claim.IsActive}
-	if claim.Profile != nil && claim.Profile.ID == claim.UserID {
-		u, err := claim.Profile.domain()
-		if err != nil {
-			return nil, err
-		}
-		acct.Profile = &u
-	}
-	return acct, nil
+	return &domain.Credentials{UserID: claim.UserID, PasswordHash: claim.PasswordHash, IsActive: claim.IsActive}, nil
 }
 
 // RecordLogin stores the new token and the user's last_login (and an upgraded password hash, on the user
 // and on its email claim) and gives back the login's claim in its failure windows (giveBack), in one
-// transaction. From the claim's copy, the user's write is conditional on the copy's profile version
-// (ErrStaleCopy when it moved on); otherwise w.User was just read, and the claim's copy is refreshed
-// from it. Returns ENOTFOUND when the user or its claim no longer exists. A window that another attempt
-// changed since the claim (its only attempt is no longer this one) is given back by the next rung, in a
-// transaction sent again.
+// transaction. Returns ENOTFOUND when the user or its claim no longer exists. A window that another
+// attempt changed since the claim (its only attempt is no longer this one) is given back by the next
+// rung, in a transaction sent again.
 func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
 	login, err := loginItems(w)
 	if err != nil {
@@ -125,10 +103,7 @@ func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
 			}
 		}
 		err = s.transact(ctx, "record login", items)
-		switch {
-		case w.FromCopy && conditionFailed(err, 1):
-			return fmt.Errorf("record login of user %s: %w", w.User.ID, domain.ErrStaleCopy)
-		case conditionFailed(err, 1) || (len(login) > 2 && conditionFailed(err, 2)):
+		if conditionFailed(err, 1) || (len(login) > 2 && conditionFailed(err, 2)) {
 			return &domain.Error{Code: domain.ENOTFOUND, Err: err}
 		}
 		next := false
@@ -143,8 +118,8 @@ func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
 	}
 }
 
-// loginItems are a login's writes: the token, the user, and the email claim when something of it
-// changes (an upgraded hash, a refreshed copy), in that order.
+// loginItems are a login's writes: the token, the user, and the email claim when its hash is upgraded,
+// in that order.
 func loginItems(w domain.LoginWrite) ([]types.TransactWriteItem, error) {
 	u, t := w.User, w.Token
 	tk := tokenKey(t.Hash)
@@ -155,7 +130,6 @@ func loginItems(w domain.LoginWrite) ([]types.TransactWriteItem, error) {
 	if err != nil {
 		return nil, fail("encode token", err)
 	}
-	// The user: last_login, conditional on the copy's version when the answer comes from the copy.
 	user := &types.Update{
 		Key: userKey(u.ID).av(), ConditionExpression: aws.String("attribute_exists(PK)"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
@@ -163,47 +137,23 @@ func loginItems(w domain.LoginWrite) ([]types.TransactWriteItem, error) {
 		},
 	}
 	userSets := []string{"last_login = :login"}
-	if w.FromCopy {
-		same := nameVersion + " = :copy_version"
-		if u.ProfileVersion == 0 { // a user written before versions were kept is at version 0
-			same = "(" + same + " OR attribute_not_exists(" + nameVersion + "))"
-		}
-		*user.ConditionExpression += " AND " + same
-		user.ExpressionAttributeNames = map[string]string{nameVersion: attrVersion}
-		user.ExpressionAttributeValues[":copy_version"] = number(u.ProfileVersion)
-	}
-	// The claim, when something of it changes: an upgraded hash, a refreshed copy.
-	claim := &types.Update{
-		Key: emailKey(u.Email).av(), ConditionExpression: aws.String("user_id = :user"),
-		ExpressionAttributeValues: map[string]types.AttributeValue{":user": &types.AttributeValueMemberS{Value: u.ID}},
-	}
-	var claimSets []string
-	if w.NewPasswordHash != "" {
-		hash := &types.AttributeValueMemberS{Value: w.NewPasswordHash}
-		userSets, user.ExpressionAttributeValues[":hash"] = append(userSets, "password_hash = :hash"), hash
-		claimSets, claim.ExpressionAttributeValues[":hash"] = append(claimSets, "password_hash = :hash"), hash
-	}
-	if !w.FromCopy {
-		profile, err := attributevalue.Marshal(toProfileAttrs(u))
-		if err != nil {
-			return nil, fail("encode profile copy", err)
-		}
-		claimSets, claim.ExpressionAttributeValues[":profile"] = append(claimSets, "profile = :profile"), profile
-	}
-	user.UpdateExpression = aws.String("SET " + strings.Join(userSets, ", "))
 	items := []types.TransactWriteItem{
 		{Put: &types.Put{Item: token, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
 		{Update: user},
 	}
-	if len(claimSets) > 0 {
-		claim.UpdateExpression = aws.String("SET " + strings.Join(claimSets, ", "))
-		items = append(items, types.TransactWriteItem{Update: claim})
+	if w.NewPasswordHash != "" {
+		hash := &types.AttributeValueMemberS{Value: w.NewPasswordHash}
+		userSets, user.ExpressionAttributeValues[":hash"] = append(userSets, "password_hash = :hash"), hash
+		items = append(items, types.TransactWriteItem{Update: &types.Update{
+			Key: emailKey(u.Email).av(), ConditionExpression: aws.String("user_id = :user"),
+			UpdateExpression: aws.String("SET password_hash = :hash"),
+			ExpressionAttributeValues: map[string]types.AttributeValue{
+				":user": &types.AttributeValueMemberS{Value: u.ID}, ":hash": hash,
+			},
+		}})
 	}
+	user.UpdateExpression = aws.String("SET " + strings.Join(userSets, ", "))
 	return items, nil
-}
-
-func number(n int64) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: strconv.FormatInt(n, 10)}
 }
 
 func conditionalCheckFailed(err error) bool {
