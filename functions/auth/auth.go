@@ -185,21 +185,23 @@ func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain 
 
 // checkPassword checks plain against acct and returns the user to answer with, read while the hash is
 // checked (the read then costs no time of its own, and it is done before anything is written, so that
-// a failing read leaves the table as it was, SPEC §9). upgraded is a new hash of plain when Verify asks for a rehash, else "". errRefused
-// when the password or the account does not pass.
+// a failing read leaves the table as it was, SPEC §9). upgraded is a new hash of plain when Verify
+// asks for a rehash, else "". errRefused when the password or the account does not pass.
 func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (user domain.User, upgraded string, err error) {
 	var (
 		readErr error
 		read    = make(chan struct{})
 	)
-	if acct == nil || !acct.IsActive {
-		close(read)
-	} else {
-		go func() {
-			defer close(read)
-			user, readErr = h.users.User(ctx, acct.UserID)
-		}()
+	// Every login reads a user beside its hash, its own or, for an unknown email, none that exists
+	// (the id ""): the same calls and the same work whichever way it fails (SPEC §9, "Login timing").
+	var id string
+	if acct != nil {
+		id = acct.UserID
 	}
+	go func() {
+		defer close(read)
+		user, readErr = h.users.User(ctx, id)
+	}()
 	ok, rehash := h.passwordMatches(ctx, acct, plain)
 	<-read
 	if !ok {
