@@ -54,7 +54,8 @@ type LoginAttempt struct {
 	Account *Credentials // nil when no user has the email
 	Claim   LoginClaim
 	// Wait, when positive, is how long login stays refused: a window held its limit, so the attempt was
-	// not counted (what it had claimed in the other window is given back) and no password is checked.
+	// not counted there, and no password is checked (what Claim holds of the other window is to be
+	// given back).
 	Wait time.Duration
 }
 
@@ -63,8 +64,9 @@ type LoginStore interface {
 	// BeginLogin reads the credentials of the user email names and, in the same round trip, claims the
 	// attempt in the failure windows of email and of sourceIP (either may be empty: not counted there),
 	// each in its open window or in a new one of LoginWindow from now. A window that holds its limit
-	// makes the attempt wait (LoginAttempt.Wait) and claims nothing. Costs the same whether or not the
-	// email has an account. On an error nothing stays claimed that the store could give back.
+	// makes the attempt wait (LoginAttempt.Wait) and claims nothing in it. Costs the same whether or
+	// not the email has an account. The attempt comes back with what it claimed, also with a Wait or an
+	// error, for the caller to give back.
 	BeginLogin(ctx context.Context, email, sourceIP string, now time.Time) (LoginAttempt, error)
 	// ReleaseLogin gives back the claim of an attempt that did not fail: it no longer counts.
 	ReleaseLogin(ctx context.Context, c LoginClaim) error

@@ -53,7 +53,7 @@ func (s *Store) claimWindow(ctx context.Context, k key, limit int, now time.Time
 		ends.GreaterThan(expression.Value(now.UnixMilli())),
 		failures.GreaterThanEqual(expression.Value(1)), failures.LessThan(expression.Value(limit))))
 	for range windowClaimAttempts {
-		out, err := s.updateWindow(ctx, k, count, belowLimit, true)
+		out, err := s.updateWindow(ctx, k, count, belowLimit)
 		if err == nil {
 			claimed, err = decodeWindow(out)
 			return claimed, 0, err
@@ -75,7 +75,7 @@ func (s *Store) claimWindow(ctx context.Context, k key, limit int, now time.Time
 		// one, unless another attempt changed it since it was seen.
 		restart := expression.Set(failures, expression.Value(1)).
 			Set(ends, expression.Value(end.UnixMilli())).Set(expression.Name(attrTTL), expression.Value(end.Unix()))
-		out, err = s.updateWindow(ctx, k, restart, unchanged(*seen), true)
+		out, err = s.updateWindow(ctx, k, restart, unchanged(*seen))
 		if err == nil {
 			claimed, err = decodeWindow(out)
 			return claimed, 0, err
@@ -100,10 +100,9 @@ func unchanged(seen windowItem) expression.ConditionBuilder {
 		same(attrWindowEnds, seen.WindowEnds, seen.WindowEnds != nil))
 }
 
-// updateWindow sends one conditional UpdateItem of a window; with the new item back when returnNew.
-// A failed condition brings the item as it was (ReturnValuesOnConditionCheckFailure), which windowSeen
-// reads.
-func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBuilder, cond expression.ConditionBuilder, returnNew bool) (map[string]types.AttributeValue, error) {
+// updateWindow sends one conditional UpdateItem of a window and returns the window it left. A failed
+// condition brings the item as it was (ReturnValuesOnConditionCheckFailure), which windowSeen reads.
+func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (map[string]types.AttributeValue, error) {
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
 		return nil, fail("build login window update", err)
@@ -112,10 +111,8 @@ func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBu
 		TableName: aws.String(s.table), Key: k.av(),
 		UpdateExpression: expr.Update(), ConditionExpression: expr.Condition(),
 		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
+		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
-	}
-	if returnNew {
-		in.ReturnValues = types.ReturnValueAllNew
 	}
 	out, err := s.db.UpdateItem(ctx, in)
 	if err != nil {
