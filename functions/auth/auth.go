@@ -1,9 +1,10 @@
 // Package auth serves POST /api/v1/auth/login (SPEC §2) and POST /api/v1/auth/logout (SPEC §10).
 // Login: email and password in, the user record with a new Bearer token out. Failed logins are counted
-// per email and per source address and throttled (SPEC §9, domain.LoginFailuresPerEmail). A login reads
-// the email's claim, which carries the credentials and a copy of the user, with both failure windows in
-// one call, then makes one atomic write; a claim without a current copy costs a read of the user and
-// refreshes the copy (domain.ErrStaleCopy).
+// per email and per source address and throttled (SPEC §9, domain.LoginFailuresPerEmail): every attempt
+// claims its place in both windows before its password is checked, in the same round trip as the read
+// of the email's claim, which carries the credentials; the user is read while the password is hashed;
+// a successful login gives its place back in its one atomic write. Every refused login checks one hash
+// of the same kind.
 package auth
 
 import (
@@ -32,11 +33,19 @@ type handler struct {
 	auth     *httpapi.Authenticator
 	tokenTTL time.Duration
 	clock    domain.Clock
+	verify   verifier
 }
+
+// verifier checks a password against a stored hash (password.Verify).
+type verifier func(plain, encoded string) (ok, needsRehash bool, err error)
 
 // New returns the auth function's HTTP handler.
 func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL, clock: now}
+	return newRouter(users, log, tokenTTL, now, password.Verify)
+}
+
+func newRouter(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time, verify verifier) *httpapi.Router {
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL, clock: now, verify: verify}
 	rt := httpapi.NewRouter(log)
 	rt.UseAuthenticator(h.auth)
 	rt.HandleOpen(http.MethodPost, LoginPath, h.login)
@@ -117,55 +126,22 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 		email = ""
 	}
 	ip := httpapi.SourceIP(ctx)
-	state, err := h.users.LoginState(ctx, email, ip)
+	// The attempt counts before its password is checked (SPEC §9, "Login limit under load"): a login
+	// that could not be counted, or whose window is full, checks nothing.
+	attempt, err := h.users.BeginLogin(ctx, email, ip, now)
+	if err == nil && attempt.Wait > 0 {
+		err = domain.Throttled(attempt.Wait)
+	}
 	if err != nil {
+		h.release(ctx, attempt.Claim)
 		return err
 	}
-	if wait := state.ThrottledFor(now); wait > 0 {
-		return domain.Throttled(wait)
-	}
-	acct := state.Account
-	if acct == nil {
-		// Spend what a wrong password costs, so that response times do not tell which emails exist.
-		password.VerifyDummy(*plain)
-		return h.refuse(ctx, email, ip, state, now)
-	}
-	user, upgraded, err := h.checkPassword(ctx, acct, *plain)
+	user, token, err := h.admit(ctx, attempt, *plain, now)
 	if errors.Is(err, errRefused) {
-		return h.refuse(ctx, email, ip, state, now)
+		return errBadCredentials // a failed login: its claim stays, counted
 	}
 	if err != nil {
-		return err
-	}
-	token, hash, err := domain.NewTokenString(acct.UserID)
-	if err != nil {
-		return err
-	}
-	user.LastLogin = &now
-	write := domain.LoginWrite{
-		User: user, NewPasswordHash: upgraded, FromCopy: acct.Profile != nil,
-		Token: domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)},
-	}
-	// DynamoDB cancels one of two transactions that meet on an item (ECONFLICT): logins of one account
-	// from parallel workers both write its user. The write holds nothing read that a retry must read
-	// again, so it is sent again as it is.
-	record := func() error {
-		return domain.RetryOnConflict(ctx, maxAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
-	}
-	err = record()
-	if errors.Is(err, domain.ErrStaleCopy) {
-		// The user changed since its claim's copy was made (it joined an organization, the loader
-		// rewrote it): answer with the user as it is, and refresh the copy with the same write.
-		if write.User, err = h.users.User(ctx, acct.UserID); err == nil {
-			write.User.LastLogin, write.FromCopy = &now, false
-			user = write.User
-			err = record()
-		}
-	}
-	if domain.ErrorCode(err) == domain.ENOTFOUND {
-		return errBadCredentials // the account was deleted while it logged in
-	}
-	if err != nil {
+		h.release(ctx, attempt.Claim) // no verdict: the attempt did not fail
 		return err
 	}
 	resp, err := newLoginResponse(user, token)
@@ -176,38 +152,64 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// errRefused is a password that does not match, or an inactive account: refused like an unknown email.
+// errRefused is a login refused as DRF refuses it (errBadCredentials), whichever check failed: a
+// password that does not match, an inactive or unknown account, one without a usable password, or one
+// deleted while it logged in.
 var errRefused = errors.New("refused")
 
-// checkPassword checks plain against acct and returns the user to answer with: the email claim's copy,
-// or, when the claim has none, the user read while the hash is checked (the read then costs no time of
-// its own, and it is done before anything is written, so that a failing read leaves the table as it
-// was, SPEC §9). upgraded is a new hash of plain when Verify asks for a rehash, else "". errRefused
-// when the password or the account does not pass.
+// admit checks the password of the attempt and, when it passes, records the login (giving back the
+// attempt's claim in the same write) and returns the user to answer with and its new token.
+func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain string, now time.Time) (domain.User, string, error) {
+	acct := attempt.Account
+	user, upgraded, err := h.checkPassword(ctx, acct, plain)
+	if err != nil {
+		return domain.User{}, "", err
+	}
+	token, hash, err := domain.NewTokenString(acct.UserID)
+	if err != nil {
+		return domain.User{}, "", err
+	}
+	user.LastLogin = &now
+	write := domain.LoginWrite{
+		User: user, NewPasswordHash: upgraded, Claim: attempt.Claim,
+		Token: domain.Token{Hash: hash, UserID: acct.UserID, CreatedAt: now, ExpiresAt: now.Add(h.tokenTTL)},
+	}
+	// DynamoDB cancels one of two transactions that meet on an item (ECONFLICT): logins of one account
+	// from parallel workers both write its user. The write holds nothing read that a retry must read
+	// again, so it is sent again as it is.
+	err = domain.RetryOnConflict(ctx, maxAttempts, func(int) error { return h.users.RecordLogin(ctx, write) })
+	if domain.ErrorCode(err) == domain.ENOTFOUND {
+		return domain.User{}, "", errRefused // the account was deleted while it logged in
+	}
+	return user, token, err
+}
+
+// checkPassword checks plain against acct and returns the user to answer with, read while the hash is
+// checked (the read then costs no time of its own, and it is done before anything is written, so that
+// a failing read leaves the table as it was, SPEC §9). upgraded is a new hash of plain when Verify
+// asks for a rehash, else "". errRefused when the password or the account does not pass.
 func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (user domain.User, upgraded string, err error) {
 	var (
 		readErr error
 		read    = make(chan struct{})
 	)
-	if acct.Profile != nil {
-		user = *acct.Profile
-		close(read)
-	} else {
-		go func() {
-			defer close(read)
-			user, readErr = h.users.User(ctx, acct.UserID)
-		}()
+	// Every login reads a user beside its hash, its own or, for an unknown email, none that exists
+	// (the id ""): the same calls and the same work whichever way it fails (SPEC §9, "Login timing").
+	var id string
+	if acct != nil {
+		id = acct.UserID
 	}
-	ok, rehash, err := password.Verify(plain, acct.PasswordHash)
+	go func() {
+		defer close(read)
+		user, readErr = h.users.User(ctx, id)
+	}()
+	ok, rehash := h.passwordMatches(ctx, acct, plain)
 	<-read
-	if err != nil && !strings.HasPrefix(acct.PasswordHash, unusablePasswordPrefix) {
-		httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
-	}
-	if !ok || !acct.IsActive {
+	if !ok {
 		return domain.User{}, "", errRefused
 	}
 	if domain.ErrorCode(readErr) == domain.ENOTFOUND {
-		return domain.User{}, "", errBadCredentials // the account was deleted while it logged in
+		return domain.User{}, "", errRefused // the account was deleted while it logged in
 	}
 	if readErr != nil {
 		return domain.User{}, "", readErr
@@ -220,13 +222,33 @@ func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, p
 	return user, upgraded, nil
 }
 
-// refuse counts a failed login against the email and the address (SPEC §9), then refuses it as DRF
-// does, the same whichever check failed.
-func (h *handler) refuse(ctx context.Context, email, ip string, seen domain.LoginState, now time.Time) error {
-	if err := h.users.RecordLoginFailure(ctx, email, ip, seen, now); err != nil {
-		return err
+// passwordMatches checks plain against the account's hash with one hash of the same kind however the
+// login fails (SPEC §9, "Login timing"): an unknown or inactive account, or one whose hash is unusable
+// (Django's "!" prefix) or unreadable, which Verify refuses before any work, is checked against the
+// dummy argon2id hash instead, as long as a wrong password against a current hash takes.
+func (h *handler) passwordMatches(ctx context.Context, acct *domain.Credentials, plain string) (ok, rehash bool) {
+	if acct != nil && acct.IsActive {
+		ok, rehash, err := h.verify(plain, acct.PasswordHash)
+		if err == nil {
+			return ok, rehash
+		}
+		if !strings.HasPrefix(acct.PasswordHash, unusablePasswordPrefix) {
+			httpapi.Logger(ctx).Warn("stored password hash unreadable", "user_id", acct.UserID)
+		}
 	}
-	return errBadCredentials
+	_, _, _ = h.verify(plain, password.DummyHash)
+	return false, false
+}
+
+// release gives back the claim of an attempt that did not fail. When that cannot be done the attempt
+// stays counted: the limit errs towards refusing.
+func (h *handler) release(ctx context.Context, c domain.LoginClaim) {
+	if !c.Claimed() {
+		return
+	}
+	if err := h.users.ReleaseLogin(ctx, c); err != nil {
+		httpapi.Logger(ctx).Warn("login claim not given back", "error", err)
+	}
 }
 
 func newLoginResponse(u domain.User, token string) (loginResponse, error) {

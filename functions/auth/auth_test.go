@@ -192,14 +192,20 @@ func TestLoginCallBudget(t *testing.T) {
 		status                int
 		calls, sequential     int
 	}{
-		// The claim (with its copy of the user) and both failure windows; the write.
-		{"success", u.Email, testkit.DefaultPassword, 201, 2, 2},
-		// The read; the failure counted against the email and the address at once, whether a window is
-		// open (the address's, from here on) or not.
-		{"wrong password", u.Email, "nope", 400, 3, 2},
-		{"wrong password again", u.Email, "nope", 400, 3, 2},
-		// The same as a known email: the dummy hash check takes the time a real one does.
-		{"unknown email", "nobody@example.com", "nope", 400, 3, 2},
+		// The email's claim read while the attempt is claimed in the email's and the address's failure
+		// windows; the user, read while the password is hashed; the write, which gives both claims back.
+		{"success", u.Email, testkit.DefaultPassword, 201, 5, 3},
+		// The login gave its windows back whole: the next one claims as the first did.
+		{"success again", u.Email, testkit.DefaultPassword, 201, 5, 3},
+		// The read and the claims, then the user beside the hash: the claim is the failure's count,
+		// nothing is written after the hash.
+		{"wrong password", u.Email, "nope", 400, 4, 2},
+		{"wrong password again", u.Email, "nope", 400, 4, 2},
+		// A success within windows that hold failures takes its own claims back in its write.
+		{"success after failures", u.Email, testkit.DefaultPassword, 201, 5, 3},
+		// The same as a known email: the dummy hash check takes the time a real one does, beside the
+		// read of a user that does not exist.
+		{"unknown email", "nobody@example.com", "nope", 400, 4, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db.Calls.Reset()

@@ -7,16 +7,19 @@ import (
 	"testing"
 
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
 )
 
 // TestConcurrentLoginsOfOneUser: parallel workers sharing one account all log in, each with its own
-// token. Every login writes the user's last_login conditionally on the claim's copy; DynamoDB Local
-// serialises the transactions, so the conflicts DynamoDB itself would report are injected instead by
-// infra/faultproxy (TestTransactionConflictsAreRetried).
+// token. Every login writes the user's last_login; DynamoDB Local serialises the transactions, so the
+// conflicts DynamoDB itself would report are injected instead by infra/faultproxy
+// (TestWriteConflictsAreRetried). As many as the email's limit: a login's password is checked only
+// once the login holds a place in the email's window (SPEC §9), so more at once would be throttled
+// however right their passwords.
 func TestConcurrentLoginsOfOneUser(t *testing.T) {
 	db, gw := setup(t)
 	u := db.User(t, testkit.NewUser{})
-	const n = 12
+	const n = domain.LoginFailuresPerEmail
 	statuses := make([]int, n)
 	bodies := make([]string, n)
 	var wg sync.WaitGroup

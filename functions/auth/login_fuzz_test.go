@@ -16,7 +16,7 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// stopAtLookup is a LoginStore whose first read, LoginState, remembers the email it was asked for and
+// stopAtLookup is a LoginStore whose first call, BeginLogin, remembers the email it was asked for and
 // answers 403, which login never answers otherwise: the request got past the body. Login's other store
 // methods (the embedded nil interface) are never reached.
 type stopAtLookup struct {
@@ -24,9 +24,9 @@ type stopAtLookup struct {
 	emails []string
 }
 
-func (s *stopAtLookup) LoginState(_ context.Context, email, _ string) (domain.LoginState, error) {
+func (s *stopAtLookup) BeginLogin(_ context.Context, email, _ string, _ time.Time) (domain.LoginAttempt, error) {
 	s.emails = append(s.emails, email)
-	return domain.LoginState{}, domain.Forbidden()
+	return domain.LoginAttempt{}, domain.Forbidden()
 }
 
 // loginMessages are the field messages a login body can earn (SPEC §1's table, §2).

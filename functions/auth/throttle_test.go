@@ -3,12 +3,15 @@ package auth_test
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/password"
 )
 
 // clock is a test clock that tests move by hand, so that windows end exactly when the test says.
@@ -29,12 +32,49 @@ func (c *clock) Advance(d time.Duration) {
 	c.mu.Unlock()
 }
 
+// hashChecks records the hashes logins check: those password.Verify hashed against, not those it
+// refused to read (which it does before any work).
+type hashChecks struct {
+	mu      sync.Mutex
+	checked []string
+	cheap   bool // refuse every password without hashing: for tests about counts alone
+}
+
+func (h *hashChecks) verify(plain, encoded string) (ok, rehash bool, err error) {
+	if !h.cheap {
+		ok, rehash, err = password.Verify(plain, encoded)
+	}
+	if err == nil {
+		h.mu.Lock()
+		h.checked = append(h.checked, encoded)
+		h.mu.Unlock()
+	}
+	return ok, rehash, err
+}
+
+// take returns the hashes checked since the last take.
+func (h *hashChecks) take() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	checked := h.checked
+	h.checked = nil
+	return checked
+}
+
 func throttleSetup(t *testing.T) (*testkit.DB, http.Handler, *clock) {
 	t.Helper()
 	db := testkit.NewDB(t)
+	gw, c := serve(t, db.Store, &hashChecks{})
+	return db, gw, c
+}
+
+// serve is login over store, with a clock the test moves by hand and checks recording the hashes that
+// logins check.
+func serve(t *testing.T, store domain.LoginStore, checks *hashChecks) (http.Handler, *clock) {
+	t.Helper()
 	c := &clock{now: time.Now().UTC().Truncate(time.Second)}
-	h := auth.New(db.Store, testkit.Log(t), time.Hour, c.Now)
-	return db, testkit.Gateway(t, map[string]http.Handler{"AuthFunction": h}), c
+	h := auth.NewWithVerifier(store, testkit.Log(t), time.Hour, c.Now, checks.verify)
+	return testkit.Gateway(t, map[string]http.Handler{"AuthFunction": h}), c
 }
 
 func loginFrom(t *testing.T, gw http.Handler, addr, username, password string) testkit.Response {
@@ -55,7 +95,9 @@ func expectThrottled(t *testing.T, resp testkit.Response, seconds int) {
 }
 
 func TestTenFailuresForOneEmailThrottleItUntilTheWindowEnds(t *testing.T) {
-	db, gw, c := throttleSetup(t)
+	db := testkit.NewDB(t)
+	checks := &hashChecks{}
+	gw, c := serve(t, db.Store, checks)
 	u := db.User(t, testkit.NewUser{Email: "ada@example.com"})
 	other := db.User(t, testkit.NewUser{})
 	const addr = "198.51.100.7:4000"
@@ -67,10 +109,17 @@ func TestTenFailuresForOneEmailThrottleItUntilTheWindowEnds(t *testing.T) {
 		loginFrom(t, gw, addr, "ADA@example.com", fmt.Sprint("wrong ", i)).Expect(t, 400, badCredentials)
 	}
 	// The eleventh attempt, right password or not, waits for the window's end: 10 of its 15 minutes left.
+	// It checks no password; of its claims, the email's is refused and the address's given back.
+	checks.take()
 	db.Calls.Reset()
+	db.Calls.SimulateLatency(testkit.BudgetLatency)
 	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 600)
-	if ops := db.Calls.Ops(); len(ops) != 1 || ops[0] != "BatchGetItem" {
-		t.Fatalf("a throttled login made %v; want the one read and no write", ops)
+	if ops := db.Calls.Ops(); len(ops) != 4 || db.Calls.Sequential() != 2 || slices.Contains(ops, "TransactWriteItems") {
+		t.Fatalf("a throttled login made %v (%d sequential); want the read and both claims, then the address's given back", ops, db.Calls.Sequential())
+	}
+	db.Calls.SimulateLatency(0)
+	if checked := checks.take(); len(checked) != 0 {
+		t.Fatalf("a throttled login checked %d hashes", len(checked))
 	}
 	c.Advance(9*time.Minute + 59*time.Second + 500*time.Millisecond)
 	// Whole seconds, rounded up as DRF does (with its singular).

@@ -219,6 +219,40 @@ func (w *world) login() *operation {
 	}}
 }
 
+// failedLogin is a login refused for one reason (SPEC §9, "Login timing"): account gives the email and
+// password of the next request. A new account (made untimed, before the clock starts) every half of
+// LoginFailuresPerEmail requests and a new source address every request keep every window below its
+// limit, so that each request is refused, never throttled: half, because a claim whose answer a busy
+// machine delays past the client's attempt timeout is sent again by the SDK and counts twice.
+func (w *world) failedLogin(name string, account func(n int) (email, password string)) *operation {
+	var n int
+	var email, plain string
+	return &operation{name: "failed login, " + name, status: 400, request: func() testkit.Request {
+		if n%(domain.LoginFailuresPerEmail/2) == 0 {
+			email, plain = account(n)
+		}
+		n++
+		body := fmt.Sprintf(`{"username": "%s", "password": "%s"}`, email, plain)
+		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body,
+			RemoteAddr: fmt.Sprintf("10.%d.%d.%d:4000", n>>16&255, n>>8&255, n&255)}
+	}}
+}
+
+// failedLogins are the four ways a login fails, which must take the same time.
+func (w *world) failedLogins() []*operation {
+	user := func(u testkit.NewUser, plain string) func(int) (string, string) {
+		return func(int) (string, string) { return w.db.User(w.tb, u).Email, plain }
+	}
+	return []*operation{
+		w.failedLogin("unknown email", func(n int) (string, string) {
+			return fmt.Sprintf("nobody-%d-%s@example.com", n, uuid.NewString()[:8]), testkit.DefaultPassword
+		}),
+		w.failedLogin("wrong password", user(testkit.NewUser{}, "not the password")),
+		w.failedLogin("inactive account", user(testkit.NewUser{Inactive: true}, testkit.DefaultPassword)),
+		w.failedLogin("unusable password", user(testkit.NewUser{Hash: "!" + uuid.NewString()}, testkit.DefaultPassword)),
+	}
+}
+
 func (w *world) createUser() *operation {
 	return &operation{name: "create user", status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: w.staffToken,

@@ -76,10 +76,10 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 		})
 	}
 	store := dynamo.New(client, table)
-	if s, err := store.LoginState(ctx, "seed@example.com", ""); err != nil || s.Account == nil || s.Account.PasswordHash != "pbkdf2_sha256$1$s$x" {
-		t.Errorf("loaded user: %+v, %v", s.Account, err)
+	if acct, err := store.Credentials(ctx, "seed@example.com"); err != nil || acct == nil || acct.PasswordHash != "pbkdf2_sha256$1$s$x" {
+		t.Errorf("loaded user: %+v, %v", acct, err)
 	}
-	if s, err := store.LoginState(ctx, "refused@example.com", ""); err != nil || s.Account != nil {
-		t.Errorf("the refused file's user: %+v, %v; want none", s.Account, err)
+	if acct, err := store.Credentials(ctx, "refused@example.com"); err != nil || acct != nil {
+		t.Errorf("the refused file's user: %+v, %v; want none", acct, err)
 	}
 }

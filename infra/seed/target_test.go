@@ -129,11 +129,11 @@ func TestRunToAWS(t *testing.T) {
 			t.Errorf("output %q: want the load reported after the region and table", out.String())
 		}
 		store := dynamo.New(client, table)
-		s, err := store.LoginState(ctx, "admin@example.com", "")
-		if err != nil || s.Account == nil {
-			t.Fatalf("loaded user: %+v, %v", s.Account, err)
+		acct, err := store.Credentials(ctx, "admin@example.com")
+		if err != nil || acct == nil {
+			t.Fatalf("loaded user: %+v, %v", acct, err)
 		}
-		if u, err := store.User(ctx, s.Account.UserID); err != nil || !u.IsStaff {
+		if u, err := store.User(ctx, acct.UserID); err != nil || !u.IsStaff {
 			t.Errorf("loaded user: %+v, %v; want staff", u, err)
 		}
 	})

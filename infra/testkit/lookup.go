@@ -11,15 +11,15 @@ import (
 // user itself. Returns ENOTFOUND when no user has the email.
 func (db *DB) UserByEmail(tb testing.TB, email string) (domain.User, error) {
 	tb.Helper()
-	state, err := db.Store.LoginState(context.Background(), email, "")
+	acct, err := db.Store.Credentials(context.Background(), email)
 	if err != nil {
 		return domain.User{}, err
 	}
-	if state.Account == nil {
+	if acct == nil {
 		return domain.User{}, domain.NotFound()
 	}
-	u, err := db.Store.User(context.Background(), state.Account.UserID)
-	if err == nil && (u.PasswordHash != state.Account.PasswordHash || u.IsActive != state.Account.IsActive) {
+	u, err := db.Store.User(context.Background(), acct.UserID)
+	if err == nil && (u.PasswordHash != acct.PasswordHash || u.IsActive != acct.IsActive) {
 		tb.Fatalf("the claim of %s carries other credentials than user %s", email, u.ID)
 	}
 	return u, err

@@ -48,10 +48,6 @@ type User struct {
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 	Memberships  []Membership
-	// ProfileVersion counts the store's changes to what a login shows of the user (everything but the
-	// password hash and last_login): the copy login reads from the email claim is current while its
-	// version is the user's.
-	ProfileVersion int64
 }
 
 // Privileged reports whether u is "staff" in SPEC's sense: is_staff or is_superuser.

@@ -35,9 +35,6 @@ const (
 var (
 	// ErrEmailTaken: another user has the email (case-insensitively).
 	ErrEmailTaken = errors.New("email taken")
-	// ErrStaleCopy: the user changed since its email claim's copy was made (RecordLogin with FromCopy);
-	// login reads the user and writes again.
-	ErrStaleCopy = errors.New("the email claim's copy of the user is stale")
 	// ErrAlreadyMember: the invited address belongs to a member of the organization (CreateInvitation).
 	ErrAlreadyMember = errors.New("the address belongs to a member of the organization")
 	// ErrQuotaChanged: the creator's invitation quota is no longer as read (CreateInvitation); the

@@ -10,6 +10,12 @@ import (
 // from that address) is refused with 429 until the window ends, whatever the password. A successful
 // login neither counts nor resets a window (as django-axes by default: an attacker who also knows the
 // password gains nothing, and the owner waits at most one window).
+//
+// The limits hold under parallel attempts (SPEC §9, "Login limit under load"): every attempt claims its
+// place in both windows before its password is checked (BeginLogin), so at most LoginFailuresPerEmail
+// passwords of one email are checked in a window however many attempts arrive at once. An attempt that
+// did not fail gives its claim back: a successful login in its own write (RecordLogin), a throttled or
+// unanswered one with ReleaseLogin.
 const (
 	LoginFailuresPerEmail = 10
 	LoginFailuresPerIP    = 100
@@ -23,55 +29,50 @@ type FailureWindow struct {
 	Ends     time.Time
 }
 
-// Open reports whether the window still runs at now.
-func (w FailureWindow) Open(now time.Time) bool { return now.Before(w.Ends) }
-
-// Credentials are what login checks a password against, and the user it answers with: a copy kept on
-// the email's claim, so that login finds them with its first read.
+// Credentials are what login checks a password against: a copy kept on the email's claim, so that
+// login finds them with its first read.
 type Credentials struct {
 	UserID       string
 	PasswordHash string
 	IsActive     bool
-	// Profile is the user as the claim last copied it (PasswordHash and LastLogin left out), nil when the
-	// claim holds no copy. A copy may be stale: RecordLogin with FromCopy says so.
-	Profile *User
 }
 
-// LoginState is everything login decides on, read in one round trip.
-type LoginState struct {
-	Account       *Credentials // nil when no user has the email
-	EmailFailures FailureWindow
-	IPFailures    FailureWindow
+// LoginClaim is one login attempt counted in advance against the failure windows of its email and of
+// its source address. A window's Failures is its count with this attempt in it; 0 when this attempt
+// was not counted there (no email or no address to count against).
+type LoginClaim struct {
+	Email, SourceIP string
+	EmailWindow     FailureWindow
+	IPWindow        FailureWindow
 }
 
-// ThrottledFor returns how long login stays refused at now (0: it is not), the longer of the two
-// windows that hold their limit.
-func (s LoginState) ThrottledFor(now time.Time) time.Duration {
-	var wait time.Duration
-	for _, w := range []struct {
-		window FailureWindow
-		limit  int
-	}{{s.EmailFailures, LoginFailuresPerEmail}, {s.IPFailures, LoginFailuresPerIP}} {
-		if w.window.Failures >= w.limit && w.window.Open(now) {
-			wait = max(wait, w.window.Ends.Sub(now))
-		}
-	}
-	return wait
+// Claimed reports whether the claim counted the attempt anywhere.
+func (c LoginClaim) Claimed() bool { return c.EmailWindow.Failures > 0 || c.IPWindow.Failures > 0 }
+
+// LoginAttempt is what login decides on, read and claimed in one round trip.
+type LoginAttempt struct {
+	Account *Credentials // nil when no user has the email
+	Claim   LoginClaim
+	// Wait, when positive, is how long login stays refused: a window held its limit, so the attempt was
+	// not counted there, and no password is checked (what Claim holds of the other window is to be
+	// given back).
+	Wait time.Duration
 }
 
 // LoginStore is what login needs from storage.
 type LoginStore interface {
-	// LoginState reads, in one round trip, the credentials of the user email names and the failed-login
-	// windows of email and of sourceIP (either may be empty: its window is then zero). Costs the same
-	// whether or not the email has an account.
-	LoginState(ctx context.Context, email, sourceIP string) (LoginState, error)
-	// RecordLoginFailure counts one failed login against email and sourceIP (either may be empty: not
-	// counted), each in its open window or in a new one of LoginWindow from now. seen is the state
-	// LoginState read: with it the right write is tried first, so that the count is one round trip.
-	RecordLoginFailure(ctx context.Context, email, sourceIP string, seen LoginState, now time.Time) error
+	// BeginLogin reads the credentials of the user email names and, in the same round trip, claims the
+	// attempt in the failure windows of email and of sourceIP (either may be empty: not counted there),
+	// each in its open window or in a new one of LoginWindow from now. A window that holds its limit
+	// makes the attempt wait (LoginAttempt.Wait) and claims nothing in it. Costs the same whether or
+	// not the email has an account. The attempt comes back with what it claimed, also with a Wait or an
+	// error, for the caller to give back.
+	BeginLogin(ctx context.Context, email, sourceIP string, now time.Time) (LoginAttempt, error)
+	// ReleaseLogin gives back the claim of an attempt that did not fail: it no longer counts.
+	ReleaseLogin(ctx context.Context, c LoginClaim) error
 	// RecordLogin stores a new token and the user's last_login, and the password hash when it is not
-	// empty (a hash upgraded at login), in one atomic write. Returns ENOTFOUND when the user no longer
-	// exists, and ErrStaleCopy when w.FromCopy and the user changed since its claim's copy was made.
+	// empty (a hash upgraded at login), and gives back w.Claim, in one atomic write. Returns ENOTFOUND
+	// when the user no longer exists.
 	RecordLogin(ctx context.Context, w LoginWrite) error
 	// User reads one user. Returns ENOTFOUND when it does not exist.
 	User(ctx context.Context, id string) (User, error)
@@ -84,12 +85,11 @@ type LoginStore interface {
 
 // LoginWrite is what a successful login stores.
 type LoginWrite struct {
-	// User needs ID, Email, LastLogin and ProfileVersion. Unless FromCopy, it is the whole user as just
-	// read, and the email claim's copy is refreshed from it.
+	// User needs ID, Email and LastLogin.
 	User            User
 	Token           Token
 	NewPasswordHash string
-	// FromCopy: User is the email claim's copy, and the write holds only while the user's
-	// ProfileVersion is still the copy's.
-	FromCopy bool
+	// Claim is the login's claim in the failure windows, given back by the same write: a successful
+	// login does not count.
+	Claim LoginClaim
 }

@@ -36,7 +36,6 @@ func (s *Store) PutFixtureUser(ctx context.Context, u domain.User, previousEmail
 		return fail("encode user", err)
 	}
 	update.Key = userKey(u.ID).av()
-	bumpVersion(update)
 	if previousEmail == "" {
 		update.ConditionExpression = aws.String("attribute_not_exists(PK)")
 	} else {
@@ -148,7 +147,6 @@ func fixtureMembershipUpdate(m domain.Member, orgName string) (*types.Update, er
 		ExpressionAttributeNames:  map[string]string{"#org": m.OrganizationID},
 		ExpressionAttributeValues: map[string]types.AttributeValue{":membership": entry},
 	}
-	bumpVersion(u)
 	return u, nil
 }
 
@@ -191,7 +189,6 @@ func (s *Store) PutFixtureMember(ctx context.Context, m domain.Member, orgName s
 				ConditionExpression:      aws.String("attribute_exists(PK)"),
 				ExpressionAttributeNames: map[string]string{"#old": previous.OrganizationID},
 			}
-			bumpVersion(left)
 			items = append(items, types.TransactWriteItem{Update: left})
 		}
 	}

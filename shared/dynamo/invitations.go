@@ -183,8 +183,7 @@ func joinItems(j domain.NewMembership) ([]types.TransactWriteItem, error) {
 
 	entry := expression.Name("memberships." + m.OrganizationID)
 	copyAttr := membershipAttr{MemberID: m.ID, OrgName: j.OrganizationName, Role: int(m.Role)}
-	uu := expression.Set(entry, expression.IfNotExists(entry, expression.Value(copyAttr))).
-		Add(expression.Name(attrVersion), expression.Value(1)) // the login copy is stale (bumpVersion)
+	uu := expression.Set(entry, expression.IfNotExists(entry, expression.Value(copyAttr)))
 	userExpr, err := expression.NewBuilder().WithUpdate(uu).
 		WithCondition(expression.AttributeExists(expression.Name(attrPK))).Build()
 	if err != nil {

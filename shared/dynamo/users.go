@@ -21,9 +21,7 @@ type userItem struct {
 	profileAttrs
 }
 
-// profileAttrs are what a login shows of a user, stored on the user and copied onto its email claim
-// (emailItem.Profile). Version counts their changes: every write of a user's profile but login's own
-// adds one (bumpVersion), so that a copy whose version is the user's is current.
+// profileAttrs are what a login shows of a user.
 type profileAttrs struct {
 	ID          string                    `dynamodbav:"id"`
 	Email       string                    `dynamodbav:"email"`
@@ -36,30 +34,10 @@ type profileAttrs struct {
 	CreatedAt   string                    `dynamodbav:"created_at"`
 	UpdatedAt   string                    `dynamodbav:"updated_at"`
 	Memberships map[string]membershipAttr `dynamodbav:"memberships"`
-	Version     int64                     `dynamodbav:"version"`
 }
 
-// attrVersion is the user's profile version (profileAttrs.Version); "version" is a DynamoDB reserved
-// word, so raw expressions name it through nameVersion.
-const (
-	attrVersion = "version"
-	nameVersion = "#profile_version"
-)
-
-// bumpVersion adds one to the profile version of the user item update u writes. Every write of a
-// user's profile but login's goes through it (joinItems, built with the expression builder, adds the
-// same); TestLoginCopySeesEveryProfileWrite holds them to it.
-func bumpVersion(u *types.Update) {
-	*u.UpdateExpression += " ADD " + nameVersion + " :profile_version_one"
-	if u.ExpressionAttributeNames == nil {
-		u.ExpressionAttributeNames = map[string]string{}
-	}
-	if u.ExpressionAttributeValues == nil {
-		u.ExpressionAttributeValues = map[string]types.AttributeValue{}
-	}
-	u.ExpressionAttributeNames[nameVersion] = attrVersion
-	u.ExpressionAttributeValues[":profile_version_one"] = number(1)
-}
+// attrVersion is the version of items whose writes are conditional on it (invitations, comments).
+const attrVersion = "version"
 
 type membershipAttr struct {
 	MemberID string `dynamodbav:"member_id"`
@@ -69,15 +47,13 @@ type membershipAttr struct {
 
 // emailItem claims an email: EMAIL#<lower-cased email> / EMAIL → the user id. It also carries a copy
 // of the user's credentials (password hash, active flag), written in the same transaction as the user
-// whenever they change, and a copy of its profile, written by CreateUser and by a login that found it
-// missing or stale, so that login decides and answers with the one read that finds the email.
+// whenever they change, so that login decides with the one read that finds the email.
 type emailItem struct {
-	PK           string        `dynamodbav:"PK"`
-	SK           string        `dynamodbav:"SK"`
-	UserID       string        `dynamodbav:"user_id"`
-	PasswordHash string        `dynamodbav:"password_hash"`
-	IsActive     bool          `dynamodbav:"is_active"`
-	Profile      *profileAttrs `dynamodbav:"profile,omitempty"`
+	PK           string `dynamodbav:"PK"`
+	SK           string `dynamodbav:"SK"`
+	UserID       string `dynamodbav:"user_id"`
+	PasswordHash string `dynamodbav:"password_hash"`
+	IsActive     bool   `dynamodbav:"is_active"`
 }
 
 func toEmailItem(u domain.User) emailItem {
@@ -108,7 +84,7 @@ func toProfileAttrs(u domain.User) profileAttrs {
 		ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName,
 		IsStaff: u.IsStaff, IsSuperuser: u.IsSuperuser, IsActive: u.IsActive,
 		DateJoined: domain.FormatTime(u.DateJoined), CreatedAt: domain.FormatTime(u.CreatedAt),
-		UpdatedAt: domain.FormatTime(u.UpdatedAt), Memberships: map[string]membershipAttr{}, Version: u.ProfileVersion,
+		UpdatedAt: domain.FormatTime(u.UpdatedAt), Memberships: map[string]membershipAttr{},
 	}
 	for _, m := range u.Memberships {
 		p.Memberships[m.OrganizationID] = membershipAttr{MemberID: m.MemberID, OrgName: m.OrganizationName, Role: int(m.Role)}
@@ -139,7 +115,7 @@ func decodeUser(item map[string]types.AttributeValue) (domain.User, error) {
 func (p profileAttrs) domain() (domain.User, error) {
 	u := domain.User{
 		ID: p.ID, Email: p.Email, FirstName: p.FirstName, LastName: p.LastName,
-		IsStaff: p.IsStaff, IsSuperuser: p.IsSuperuser, IsActive: p.IsActive, ProfileVersion: p.Version,
+		IsStaff: p.IsStaff, IsSuperuser: p.IsSuperuser, IsActive: p.IsActive,
 	}
 	if err := parseTimes("decode user", timeField{&u.DateJoined, p.DateJoined}, timeField{&u.CreatedAt, p.CreatedAt},
 		timeField{&u.UpdatedAt, p.UpdatedAt}); err != nil {
@@ -162,10 +138,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.Idem
 	if err != nil {
 		return fail("encode user", err)
 	}
-	c := toEmailItem(u)
-	profile := toProfileAttrs(u)
-	c.Profile = &profile
-	claim, err := attributevalue.MarshalMap(c)
+	claim, err := attributevalue.MarshalMap(toEmailItem(u))
 	if err != nil {
 		return fail("encode email claim", err)
 	}

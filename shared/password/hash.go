@@ -292,18 +292,19 @@ func verifyPBKDF2(plain, encoded string) (bool, bool, error) {
 	return true, true, nil
 }
 
-// dummyEncoded is an argon2id hash with the current parameters that
-// VerifyDummy checks against: the empty password under the salt
-// "reportingplatfrm". It protects nothing, it only has to cost the same as a
+// DummyHash is an argon2id hash with the current parameters that
+// VerifyDummy checks against, as login does wherever it has no usable hash
+// to check: the empty password under the salt "reportingplatfrm". It
+// protects nothing, it only has to cost the same as a
 // real hash. It is a constant rather than computed on first use, which made a
 // process's first unknown-email login hash twice, and so answer slower than a
 // wrong password would. TestVerifyDummy fails when the parameters move on.
-const dummyEncoded = "argon2$argon2id$v=19$m=7168,t=5,p=1$cmVwb3J0aW5ncGxhdGZybQ$x14u+zmnlmdvwdHN6Qr0P6NW+CKkZFQ21RBBETqU8fQ"
+const DummyHash = "argon2$argon2id$v=19$m=7168,t=5,p=1$cmVwb3J0aW5ncGxhdGZybQ$x14u+zmnlmdvwdHN6Qr0P6NW+CKkZFQ21RBBETqU8fQ"
 
 // VerifyDummy does the work of Verify against a current argon2id hash and
 // throws the result away. Call it when a login names an unknown account, so
 // that the response takes as long as for a wrong password and response times
 // do not reveal which accounts exist.
 func VerifyDummy(plain string) {
-	_, _, _ = Verify(plain, dummyEncoded)
+	_, _, _ = Verify(plain, DummyHash)
 }
