@@ -108,31 +108,13 @@ var fresh atomic.Int64
 // the same DynamoDB client, must serve the operation again at once.
 func TestEveryOperationSurvivesEveryStoreFault(t *testing.T) {
 	demo := newDemo(t)
-	var (
-		worst worstTimes
-		wg    sync.WaitGroup
-		queue = make(chan func(), 64)
-	)
-	// Groups run in order as subtests of a few goroutines of their own, not t.Parallel, so that
-	// -parallel (2 on two cores) does not serialise cases that mostly wait. Each group has a copy of
-	// the demo table to itself.
-	for range concurrently {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for run := range queue {
-				run()
-			}
-		}()
-	}
+	var worst worstTimes
+	g := demo.groups(t)
 	defer func() { // also when discovering the steps fails the test: no t.Run may outlive it
-		close(queue)
-		wg.Wait()
+		g.wait()
 		worst.log(t)
 	}()
-	group := func(name string, run func(t *testing.T, a *api)) {
-		queue <- func() { t.Run(name, func(t *testing.T) { run(t, demo.api(t)) }) }
-	}
+	group := g.add
 	for _, mode := range failing {
 		group(mode.String(), func(t *testing.T, a *api) {
 			for _, op := range operations {

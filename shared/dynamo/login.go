@@ -10,7 +10,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -183,29 +182,28 @@ func (s *Store) RecordLoginFailure(ctx context.Context, email, sourceIP string, 
 func (s *Store) countFailure(ctx context.Context, k key, open bool, now time.Time) error {
 	nowMs := number(now.UnixMilli())
 	end := now.Add(domain.LoginWindow)
-	add := &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: k.av(),
-		UpdateExpression:          aws.String("ADD failures :one"),
+	add := &types.Update{
+		Key: k.av(), UpdateExpression: aws.String("ADD failures :one"),
 		ConditionExpression:       aws.String("window_ends > :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{":one": number(1), ":now": nowMs},
 	}
-	start := &dynamodb.UpdateItemInput{
-		TableName: aws.String(s.table), Key: k.av(),
-		UpdateExpression:    aws.String("SET failures = :one, window_ends = :end, expires_at_epoch = :ttl"),
+	start := &types.Update{
+		Key: k.av(), UpdateExpression: aws.String("SET failures = :one, window_ends = :end, expires_at_epoch = :ttl"),
 		ConditionExpression: aws.String("attribute_not_exists(PK) OR window_ends <= :now"),
 		ExpressionAttributeValues: map[string]types.AttributeValue{
 			":one": number(1), ":now": nowMs, ":end": number(end.UnixMilli()), ":ttl": number(end.Unix()),
 		},
 	}
-	writes := []*dynamodb.UpdateItemInput{start, add}
+	writes := []*types.Update{start, add}
 	if open {
-		writes = []*dynamodb.UpdateItemInput{add, start}
+		writes = []*types.Update{add, start}
 	}
+	// Through transact, so that a count whose answer is lost is read back rather than counted twice.
 	for range 2 {
-		for _, in := range writes {
-			_, err := s.db.UpdateItem(ctx, in)
-			if !conditionalCheckFailed(err) {
-				return fail("count login failure", err)
+		for _, u := range writes {
+			err := s.transact(ctx, "count login failure", []types.TransactWriteItem{{Update: u}})
+			if !conditionFailed(err, 0) {
+				return err
 			}
 		}
 	}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -44,15 +45,18 @@ func newWrite(items []types.TransactWriteItem) (write, error) {
 	if _, err := rand.Read(b); err != nil {
 		return write{}, fmt.Errorf("write id: %w", err)
 	}
-	w := write{id: hex.EncodeToString(b), items: items}
+	// Copies: a caller may send the same items again, as a write of its own.
+	w := write{id: hex.EncodeToString(b), items: slices.Clone(items)}
 	id := &types.AttributeValueMemberS{Value: w.id}
-	for i := range items {
-		switch it := &items[i]; {
+	for i := range w.items {
+		switch it := &w.items[i]; {
 		case it.Put != nil:
-			it.Put.Item = maps.Clone(it.Put.Item)
-			it.Put.Item[attrWriteID] = id
+			p := *it.Put
+			p.Item = withEntry[types.AttributeValue](p.Item, attrWriteID, id)
+			it.Put = &p
 		case it.Update != nil:
-			u := it.Update
+			u := *it.Update
+			it.Update = &u
 			u.UpdateExpression = aws.String(withSet(aws.ToString(u.UpdateExpression), nameWriteID+" = "+valueWriteID))
 			u.ExpressionAttributeNames = withEntry(u.ExpressionAttributeNames, nameWriteID, attrWriteID)
 			u.ExpressionAttributeValues = withEntry[types.AttributeValue](u.ExpressionAttributeValues, valueWriteID, id)
