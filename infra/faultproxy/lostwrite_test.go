@@ -102,24 +102,32 @@ func (a *api) create(t *testing.T, req testkit.Request) string {
 	return id
 }
 
-// lostAnswers are the faults under which DynamoDB does the write and the client never hears of it;
-// Drop is the one under which the write never reaches it.
-var lostAnswers = []faultproxy.Fault{
+// writeFaults are the faults under which DynamoDB does the write and the client does not hear of it
+// in time, or at all, and those under which the write never reaches DynamoDB (Drop, Hang).
+var writeFaults = []faultproxy.Fault{
 	{Mode: faultproxy.LateAnswer, Delay: dynamo.AttemptTimeout + 200*time.Millisecond},
 	{Mode: faultproxy.LostAnswer},
 	{Mode: faultproxy.Drop},
+	{Mode: faultproxy.Hang},
 }
+
+// lands tells the faults of writeFaults under which the write is done.
+func lands(m faultproxy.Mode) bool { return m == faultproxy.LateAnswer || m == faultproxy.LostAnswer }
 
 // TestAWriteWhoseAnswerIsLostIsNeverA503 sends every write route (template.yaml's, through the
 // gateway) with its write call's answer late past the attempt timeout, or lost, on every attempt, and
-// with the write dropped before DynamoDB sees it (SPEC §9, "Writes whose answer is lost"). A write that
-// landed answers what the same request answers without a fault, and changed the table as that one did
-// (once: no second comment, count or version); one that did not answers 503 with Retry-After and left
-// the table as it was. Both within 3 s.
+// with the write dropped or hung before DynamoDB sees it (SPEC §9, "Writes whose answer is lost"). A
+// write that landed answers what the same request answers without a fault, and changed the table as
+// that one did (once: no second comment, count or version); one that did not answers 503 with
+// Retry-After and left the table as it was. Both within 3 s.
 func TestAWriteWhoseAnswerIsLostIsNeverA503(t *testing.T) {
 	demo := newDemo(t)
+	var worst worstTimes
 	g := demo.groups(t)
-	defer g.wait()
+	defer func() {
+		g.wait()
+		worst.log(t)
+	}()
 	var writes []string
 	for _, r := range servedRoutes(t) {
 		if r.Method != http.MethodGet {
@@ -134,8 +142,8 @@ func TestAWriteWhoseAnswerIsLostIsNeverA503(t *testing.T) {
 			continue
 		}
 		g.add(name, func(t *testing.T, a *api) {
-			for _, f := range lostAnswers {
-				a.loseAnswer(t, name, route, f)
+			for _, f := range writeFaults {
+				a.loseAnswer(t, name, route, f, &worst)
 			}
 		})
 	}
@@ -159,7 +167,7 @@ func servedRoutes(t *testing.T) []httpapi.Route {
 }
 
 // loseAnswer sends route's request without a fault, then again with fault on its first write call.
-func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faultproxy.Fault) {
+func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faultproxy.Fault, worst *worstTimes) {
 	t.Helper()
 	want, wantChange, writeOp := a.sendWrite(t, route, nil)
 	if want.Status/100 != 2 {
@@ -174,13 +182,14 @@ func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faul
 	began := time.Now()
 	got, change, _ := a.sendWrite(t, route, &fault)
 	elapsed := time.Since(began)
+	worst.record(fault.Mode.String()+" of the write", at, elapsed)
 	if elapsed >= answerWithin {
 		t.Errorf("%s: answered after %v, want under %v", at, elapsed.Round(time.Millisecond), answerWithin)
 	}
 	if a.proxy.Faulted() == faulted {
 		t.Errorf("%s: the fault met no call", at)
 	}
-	if fault.Mode == faultproxy.Drop {
+	if !lands(fault.Mode) {
 		if got.Status != http.StatusServiceUnavailable || !testkit.JSONEqual(got.Body, []byte(unavailableBody)) ||
 			!positiveInt(got.Header.Get("Retry-After")) {
 			t.Errorf("%s: %d %s (Retry-After %q), want 503 %s with Retry-After", at, got.Status, got.Body,

@@ -39,7 +39,7 @@ type write struct {
 	items []types.TransactWriteItem
 }
 
-// newWrite tags items with a new id. 32 hex digits: unique, and within a ClientRequestToken's 36.
+// newWrite tags items with a new random id, as hex digits: short enough for a ClientRequestToken.
 func newWrite(items []types.TransactWriteItem) (write, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
