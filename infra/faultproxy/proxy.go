@@ -173,8 +173,8 @@ func New(target string) (*Proxy, error) {
 }
 
 // Set changes the faults for the requests that arrive from now on, and frees the requests hanging
-// under the previous ones (they are dropped, never forwarded; a late answer is sent). A request meets
-// the first of faults that applies to its operation.
+// under the previous ones: a hung request is dropped, never forwarded; an answer held for a Delay is
+// sent, one held without is dropped. A request meets the first of faults that applies to its operation.
 func (p *Proxy) Set(faults ...Fault) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
@@ -211,7 +211,8 @@ func (p *Proxy) Faulted() int {
 	return p.faulted
 }
 
-// Forwarded is how many requests reached the target, whatever became of their answers.
+// Forwarded is how many requests the proxy passed, or is to pass once a Slow delay ends, to the
+// target, whatever became of their answers.
 func (p *Proxy) Forwarded() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
