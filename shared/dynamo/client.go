@@ -32,10 +32,10 @@ const (
 	// MaxAttempts is the SDK's attempts per call: the first and two retries of throttling, 5xx
 	// answers and connection faults. With AttemptTimeout, a hang costs 2 attempts of the budget.
 	MaxAttempts = 3
-	// readBackTime is kept free at the end of a request's budget for reading back a write whose answer
+	// ReadBackTime is kept free at the end of a request's budget for reading back a write whose answer
 	// was lost (send): the write's attempts end that much sooner. A consistent read of a few items is
 	// one short round trip.
-	readBackTime = connectTimeout
+	ReadBackTime = connectTimeout
 	// maxBackoff caps the SDK's jittered exponential backoff (its default, 20 s, is for batch jobs,
 	// not for a client waiting on an API).
 	maxBackoff = 100 * time.Millisecond

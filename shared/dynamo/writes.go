@@ -133,7 +133,7 @@ func (s *Store) landed(ctx context.Context, step string, w write) (bool, error) 
 
 // send sends w until DynamoDB answers it, and reads it back after any attempt whose answer was lost
 // (unknownOutcome), and after every later attempt whatever its answer: a condition that fails on the
-// retry of a write that landed failed on the write itself. Attempts end readBackTime before ctx does,
+// retry of a write that landed failed on the write itself. Attempts end ReadBackTime before ctx does,
 // so that the last one's read-back fits in the request's budget.
 func (s *Store) send(ctx context.Context, step string, w write) error {
 	wctx, cancel := writeContext(ctx)
@@ -164,10 +164,10 @@ func (s *Store) send(ctx context.Context, step string, w write) error {
 	}
 }
 
-// writeContext is ctx ending readBackTime sooner.
+// writeContext is ctx ending ReadBackTime sooner.
 func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
 	if d, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(ctx, d.Add(-readBackTime))
+		return context.WithDeadline(ctx, d.Add(-ReadBackTime))
 	}
 	return context.WithCancel(ctx)
 }
