@@ -24,6 +24,7 @@ import (
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/httpapi"
 )
 
 // Demo ids (infra/fixtures/demo.json).
@@ -163,10 +164,11 @@ func newDemo(t *testing.T) *demo {
 // api is the four functions on a copy of the demo table, reaching DynamoDB Local only through a fault
 // proxy; db reaches it directly.
 type api struct {
-	gw    http.Handler
-	proxy *faultproxy.Proxy
-	db    *testkit.DB
-	staff string
+	gw      http.Handler
+	proxy   *faultproxy.Proxy
+	db      *testkit.DB
+	staff   string
+	routers []*httpapi.Router // behind gw, with the budget as deployed
 }
 
 func (d *demo) api(t *testing.T) *api {
@@ -184,10 +186,11 @@ func (d *demo) api(t *testing.T) *api {
 	log := testkit.Log(t) // searched for secrets when the tests end: failing requests log their errors
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}
+	var routers []*httpapi.Router
 	for id, h := range stack.Handlers(dynamo.New(client, db.Table), log, cfg, time.Now) {
-		handlers[id] = h
+		handlers[id], routers = h, append(routers, h)
 	}
-	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff}
+	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff, routers: routers}
 }
 
 // copying lets one group at a time create and fill its table: CreateTable with its indexes is slow on

@@ -178,13 +178,24 @@ func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faul
 	}
 	at := fmt.Sprintf("%s under %s of %s", name, fault.Mode, writeOp)
 	fault.Ops = []string{writeOp}
+	// A route that hashes may wait most of the budget for the CPU on a shared machine under -race, and
+	// then send its write so late that the attempt ends with the budget, not at the attempt timeout:
+	// whether its read-back still fits then depends on the machine, not on the service. Its landing
+	// cases get testkit's budget; TestEveryOperationSurvivesEveryStoreFault holds it to the time limits.
+	timed := !route.hashes || !lands(fault.Mode)
+	if !timed {
+		a.setBudget(testkit.TestBudget)
+		defer a.setBudget(httpapi.RequestBudget)
+	}
 	faulted := a.proxy.Faulted()
 	began := time.Now()
 	got, change, _ := a.sendWrite(t, route, &fault)
 	elapsed := time.Since(began)
-	worst.record(fault.Mode.String()+" of the write", at, elapsed)
-	if elapsed >= answerWithin {
-		t.Errorf("%s: answered after %v, want under %v", at, elapsed.Round(time.Millisecond), answerWithin)
+	if timed {
+		worst.record(fault.Mode.String()+" of the write", at, elapsed)
+		if elapsed >= answerWithin {
+			t.Errorf("%s: answered after %v, want under %v", at, elapsed.Round(time.Millisecond), answerWithin)
+		}
 	}
 	if a.proxy.Faulted() == faulted {
 		t.Errorf("%s: the fault met no call", at)
@@ -206,6 +217,13 @@ func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faul
 	}
 	if !slices.Equal(change, wantChange) {
 		t.Errorf("%s: the table changed by %v, want %v as without a fault", at, change, wantChange)
+	}
+}
+
+// setBudget sets the request budget of every function.
+func (a *api) setBudget(d time.Duration) {
+	for _, r := range a.routers {
+		r.SetBudget(d)
 	}
 }
 
