@@ -253,6 +253,10 @@ func TestTimeLimitsNest(t *testing.T) {
 	if 2*dynamo.AttemptTimeout >= budget {
 		t.Errorf("AttemptTimeout %v leaves no room for a retry within RequestBudget %v", dynamo.AttemptTimeout, budget)
 	}
+	if 2*dynamo.AttemptTimeout+dynamo.ReadBackTime >= budget {
+		t.Errorf("AttemptTimeout %v and ReadBackTime %v leave no room to read back a lost write's retry within RequestBudget %v",
+			dynamo.AttemptTimeout, dynamo.ReadBackTime, budget)
+	}
 	if timeout <= budget+time.Second || timeout >= 29*time.Second {
 		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout, budget)
 	}

@@ -24,6 +24,7 @@ import (
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
+	"github.com/reportingplatform/api/shared/httpapi"
 )
 
 // Demo ids (infra/fixtures/demo.json).
@@ -108,31 +109,13 @@ var fresh atomic.Int64
 // the same DynamoDB client, must serve the operation again at once.
 func TestEveryOperationSurvivesEveryStoreFault(t *testing.T) {
 	demo := newDemo(t)
-	var (
-		worst worstTimes
-		wg    sync.WaitGroup
-		queue = make(chan func(), 64)
-	)
-	// Groups run in order as subtests of a few goroutines of their own, not t.Parallel, so that
-	// -parallel (2 on two cores) does not serialise cases that mostly wait. Each group has a copy of
-	// the demo table to itself.
-	for range concurrently {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for run := range queue {
-				run()
-			}
-		}()
-	}
+	var worst worstTimes
+	g := demo.groups(t)
 	defer func() { // also when discovering the steps fails the test: no t.Run may outlive it
-		close(queue)
-		wg.Wait()
+		g.wait()
 		worst.log(t)
 	}()
-	group := func(name string, run func(t *testing.T, a *api)) {
-		queue <- func() { t.Run(name, func(t *testing.T) { run(t, demo.api(t)) }) }
-	}
+	group := g.add
 	for _, mode := range failing {
 		group(mode.String(), func(t *testing.T, a *api) {
 			for _, op := range operations {
@@ -181,10 +164,11 @@ func newDemo(t *testing.T) *demo {
 // api is the four functions on a copy of the demo table, reaching DynamoDB Local only through a fault
 // proxy; db reaches it directly.
 type api struct {
-	gw    http.Handler
-	proxy *faultproxy.Proxy
-	db    *testkit.DB
-	staff string
+	gw      http.Handler
+	proxy   *faultproxy.Proxy
+	db      *testkit.DB
+	staff   string
+	routers []*httpapi.Router // behind gw, with the budget as deployed
 }
 
 func (d *demo) api(t *testing.T) *api {
@@ -202,10 +186,11 @@ func (d *demo) api(t *testing.T) *api {
 	log := testkit.Log(t) // searched for secrets when the tests end: failing requests log their errors
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}
+	var routers []*httpapi.Router
 	for id, h := range stack.Handlers(dynamo.New(client, db.Table), log, cfg, time.Now) {
-		handlers[id] = h
+		handlers[id], routers = h, append(routers, h)
 	}
-	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff}
+	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff, routers: routers}
 }
 
 // copying lets one group at a time create and fill its table: CreateTable with its indexes is slow on

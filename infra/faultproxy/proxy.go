@@ -4,8 +4,11 @@
 // 500 or a hang, and the next request after it recovers succeeds) could not be tested end to end.
 //
 // A failing request is never forwarded, so a fault cannot change the table; a test can then hold the
-// service to leaving the table as it was. A fault may also be limited to some DynamoDB operations (say
-// TransactWriteItems), to fail one step of a request whose other steps succeed.
+// service to leaving the table as it was. Two modes are the exception, on purpose: LateAnswer and
+// LostAnswer let DynamoDB do the request and then withhold its answer, the write whose outcome the
+// client cannot know (SPEC §9, "Writes whose answer is lost"). A fault may also be limited to some
+// DynamoDB operations (say TransactWriteItems), to fail one step of a request whose other steps succeed,
+// and several faults may hold at once, each on its own operations.
 package faultproxy
 
 import (
@@ -15,6 +18,7 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
 	"strings"
@@ -43,12 +47,18 @@ const (
 	// ItemConflict is 400 TransactionConflictException: what DynamoDB answers a single write to an item
 	// that a transaction is changing.
 	ItemConflict
+	// LateAnswer forwards the request, so DynamoDB does it, and holds the answer for Fault.Delay (set
+	// it past the client's attempt timeout), or with no Delay until the fault changes, then drops it.
+	LateAnswer
+	// LostAnswer forwards the request and closes the connection instead of sending the answer.
+	LostAnswer
 )
 
 var modeNames = map[Mode]string{
 	Pass: "pass", Throttle: "throttle", ProvisionedThroughput: "provisioned-throughput",
 	InternalError: "500", Unavailable: "503", UnavailablePage: "503-html", Drop: "drop", Hang: "hang", Slow: "slow",
-	TransactionConflict: "transaction-conflict", ItemConflict: "item-conflict",
+	TransactionConflict: "transaction-conflict", ItemConflict: "item-conflict", LateAnswer: "late-answer",
+	LostAnswer: "lost-answer",
 }
 
 func (m Mode) String() string {
@@ -61,7 +71,7 @@ func (m Mode) String() string {
 // Fault is the proxy's behaviour from the moment it is set.
 type Fault struct {
 	Mode  Mode
-	Delay time.Duration // Slow only
+	Delay time.Duration // Slow and LateAnswer only
 	// Ops limits the fault to these DynamoDB operations ("GetItem", "TransactWriteItems"); the others
 	// pass. Empty means every request. Chosen by operation rather than by position, since a request
 	// makes some of its calls in parallel and their order of arrival is not fixed.
@@ -132,13 +142,14 @@ type Proxy struct {
 	srv     *http.Server
 	handled sync.WaitGroup
 
-	mu      sync.Mutex
-	fault   Fault
-	release chan struct{} // closed when the fault changes or the proxy closes: frees hung requests
-	closed  bool
-	calls   []string // the operation of every request received, in order of arrival
-	faulted int      // requests failed instead of forwarded
-	applied int      // requests the current fault applied to (Fault.Times)
+	mu        sync.Mutex
+	faults    []Fault
+	release   chan struct{} // closed when the faults change or the proxy closes: frees hung requests
+	closed    bool
+	calls     []string // the operation of every request received, in order of arrival
+	faulted   int      // requests whose answer a fault replaced or withheld
+	forwarded int      // requests that reached the target
+	applied   []int    // requests each of the current faults applied to (Fault.Times)
 }
 
 // New starts a proxy to target (a DynamoDB endpoint URL) on a free port of 127.0.0.1, passing requests
@@ -161,12 +172,13 @@ func New(target string) (*Proxy, error) {
 	return p, nil
 }
 
-// Set changes the fault for the requests that arrive from now on, and frees the requests hanging
-// under the previous one (they are dropped, never forwarded).
-func (p *Proxy) Set(f Fault) {
+// Set changes the faults for the requests that arrive from now on, and frees the requests hanging
+// under the previous ones: a hung request is dropped, never forwarded; an answer held for a Delay is
+// sent, one held without is dropped. A request meets the first of faults that applies to its operation.
+func (p *Proxy) Set(faults ...Fault) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.fault, p.applied = f, 0
+	p.faults, p.applied = faults, make([]int, len(faults))
 	if !p.closed {
 		close(p.release)
 		p.release = make(chan struct{})
@@ -191,11 +203,20 @@ func (p *Proxy) Requests() int {
 	return len(p.calls)
 }
 
-// Faulted is how many requests the proxy has failed instead of forwarding.
+// Faulted is how many requests the proxy has failed: answered with an error instead of forwarding
+// them, dropped, or forwarded and then their answer withheld (LateAnswer, LostAnswer).
 func (p *Proxy) Faulted() int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return p.faulted
+}
+
+// Forwarded is how many requests the proxy passed, or is to pass once a Slow delay ends, to the
+// target, whatever became of their answers.
+func (p *Proxy) Forwarded() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.forwarded
 }
 
 // Close frees hung requests, closes every connection and waits for the proxy's handlers to return.
@@ -222,15 +243,25 @@ func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
 		return Fault{}, nil, false
 	}
 	p.handled.Add(1)
-	if !p.fault.applies(op) || (p.fault.Times > 0 && p.applied >= p.fault.Times) {
-		return Fault{}, p.release, true
+	for i, f := range p.faults {
+		if !f.applies(op) || (f.Times > 0 && p.applied[i] >= f.Times) {
+			continue
+		}
+		p.applied[i]++
+		if f.Mode != Slow {
+			p.faulted++
+		}
+		if forwards(f.Mode) {
+			p.forwarded++
+		}
+		return f, p.release, true
 	}
-	p.applied++
-	if p.fault.Mode != Slow {
-		p.faulted++
-	}
-	return p.fault, p.release, true
+	p.forwarded++
+	return Fault{}, p.release, true
 }
+
+// forwards tells the modes that send the request on to the target.
+func forwards(m Mode) bool { return m == Slow || m == LateAnswer || m == LostAnswer }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	f, release, ok := p.decide(operation(r))
@@ -251,6 +282,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 			drop(w)
 		}
 		return
+	case LateAnswer, LostAnswer:
+		p.withhold(w, r, f, release)
+		return
 	}
 	// The whole request is read first, as DynamoDB would before failing it.
 	_, _ = io.Copy(io.Discard, r.Body)
@@ -269,6 +303,35 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	}
 	// Drop, and a hang that ends: no answer at all, the connection just goes away.
 	drop(w)
+}
+
+// withhold forwards r and keeps its answer: LostAnswer drops the connection at once; LateAnswer holds
+// the answer for f.Delay (until the fault changes or the client leaves, with no Delay), then sends it.
+// The forward goes on when the client gives up, as DynamoDB goes on with a request whose client left.
+func (p *Proxy) withhold(w http.ResponseWriter, r *http.Request, f Fault, release <-chan struct{}) {
+	answer := httptest.NewRecorder()
+	p.forward.ServeHTTP(answer, r.WithContext(context.WithoutCancel(r.Context())))
+	if f.Mode == LostAnswer {
+		drop(w)
+		return
+	}
+	if f.Delay <= 0 {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+		drop(w)
+		return
+	}
+	if !wait(r.Context(), release, f.Delay) {
+		drop(w)
+		return
+	}
+	for k, v := range answer.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(answer.Code)
+	_, _ = w.Write(answer.Body.Bytes())
 }
 
 // wait sleeps d, or less if the fault changes first; it is false if the client went away meanwhile.

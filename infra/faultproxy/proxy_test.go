@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -171,5 +172,86 @@ func TestOpsLimitTheFaultToThoseOperations(t *testing.T) {
 	}
 	if want := []string{"GetItem", "TransactWriteItems", "Query", ""}; !slices.Equal(p.Calls(), want) {
 		t.Errorf("calls %q, want %q", p.Calls(), want)
+	}
+}
+
+func TestLateAnswerForwardsAndHoldsTheAnswer(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: LateAnswer, Delay: 300 * time.Millisecond})
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	if _, _, err := post(ctx, p.URL, "PutItem"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("a client that gives up before the answer: %v, want its deadline", err)
+	}
+	began := time.Now()
+	_, body, err := post(context.Background(), p.URL, "PutItem")
+	if err != nil || body != `echo:{"TableName":"t"}` {
+		t.Fatalf("a client that waits: %q, %v; want the answer", body, err)
+	}
+	if d := time.Since(began); d < 300*time.Millisecond {
+		t.Errorf("answered after %v, before the delay", d)
+	}
+	if reached.Load() != 2 || p.Forwarded() != 2 || p.Faulted() != 2 {
+		t.Errorf("reached %d, forwarded %d, faulted %d; want 2 each: both requests were done", reached.Load(),
+			p.Forwarded(), p.Faulted())
+	}
+}
+
+func TestLateAnswerWithoutDelayHoldsUntilTheFaultChanges(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: LateAnswer})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := post(context.Background(), p.URL, "PutItem")
+		done <- err
+	}()
+	for reached.Load() == 0 {
+		time.Sleep(5 * time.Millisecond)
+	}
+	select {
+	case err := <-done:
+		t.Fatalf("the request returned before the fault changed: %v", err)
+	case <-time.After(200 * time.Millisecond):
+	}
+	p.Clear()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("an answer held without a delay was sent once freed; want the connection dropped")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("Clear did not free the held answer")
+	}
+}
+
+func TestLostAnswerForwardsAndDropsTheConnection(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: LostAnswer, Ops: []string{"PutItem"}})
+	if resp, _, err := post(context.Background(), p.URL, "PutItem"); err == nil {
+		t.Fatalf("a lost answer arrived: %d", resp.StatusCode)
+	}
+	if _, body, err := post(context.Background(), p.URL, "GetItem"); err != nil || body != `echo:{"TableName":"t"}` {
+		t.Errorf("another operation: %q, %v; want it answered", body, err)
+	}
+	if reached.Load() != 2 || p.Forwarded() != 2 || p.Faulted() != 1 {
+		t.Errorf("reached %d, forwarded %d, faulted %d; want 2, 2, 1", reached.Load(), p.Forwarded(), p.Faulted())
+	}
+}
+
+func TestFaultsHoldTogetherEachOnItsOperations(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: LostAnswer, Ops: []string{"PutItem"}, Times: 1}, Fault{Mode: InternalError, Ops: []string{"GetItem", "PutItem"}})
+	var got []string
+	for _, op := range []string{"PutItem", "GetItem", "PutItem", "Query"} {
+		resp, _, err := post(context.Background(), p.URL, op)
+		switch {
+		case err != nil:
+			got = append(got, "dropped")
+		default:
+			got = append(got, strconv.Itoa(resp.StatusCode))
+		}
+	}
+	if want := []string{"dropped", "500", "500", "200"}; !slices.Equal(got, want) || reached.Load() != 2 {
+		t.Errorf("answers %v, reached %d; want %v, 2 (the lost answer's request and the Query)", got, reached.Load(), want)
 	}
 }

@@ -32,6 +32,10 @@ const (
 	// MaxAttempts is the SDK's attempts per call: the first and two retries of throttling, 5xx
 	// answers and connection faults. With AttemptTimeout, a hang costs 2 attempts of the budget.
 	MaxAttempts = 3
+	// ReadBackTime is kept free at the end of a request's budget for reading back a write whose answer
+	// was lost (send): the write's attempts end that much sooner. A consistent read of a few items is
+	// one short round trip.
+	ReadBackTime = connectTimeout
 	// maxBackoff caps the SDK's jittered exponential backoff (its default, 20 s, is for batch jobs,
 	// not for a client waiting on an API).
 	maxBackoff = 100 * time.Millisecond
@@ -82,6 +86,51 @@ func environmentConfig(endpoint string) (aws.Config, error) {
 		return aws.Config{}, fmt.Errorf("dynamodb client: %w, or DYNAMODB_ENDPOINT for DynamoDB Local", err)
 	}
 	return cfg, nil
+}
+
+// writeRetries is the retry policy of the store's writes: the SDK sends a write again only after a
+// failure that surely did not write (throttling, a connection that was never made), never after one
+// whose outcome is unknown (unknownOutcome), which the store reads back instead (send).
+func writeRetries(o *dynamodb.Options) { o.Retryer = writeRetryer{o.Retryer} }
+
+type writeRetryer struct{ aws.Retryer }
+
+func (r writeRetryer) IsErrorRetryable(err error) bool {
+	return !unknownOutcome(err) && r.Retryer.IsErrorRetryable(err)
+}
+
+// GetAttemptToken keeps the client's retryer's rate limiting of attempts.
+func (r writeRetryer) GetAttemptToken(ctx context.Context) (func(error) error, error) {
+	if v2, ok := r.Retryer.(aws.RetryerV2); ok {
+		return v2.GetAttemptToken(ctx)
+	}
+	return r.GetInitialToken(), nil
+}
+
+// unknownOutcome tells a failed write that DynamoDB may have done: a 5xx answer (DynamoDB's own
+// fault, which its documentation says may follow a write that succeeded), a transaction still in
+// progress under the same token, and every failure without an answer once the connection was made (a
+// timeout, a dropped connection, an answer cut short, the deadline). An answer of 4xx is DynamoDB's
+// decision, and a connection that could not be made sent nothing.
+func unknownOutcome(err error) bool {
+	if err == nil {
+		return false
+	}
+	var respErr *awshttp.ResponseError
+	if errors.As(err, &respErr) && respErr.HTTPStatusCode() != 0 { // 0: the SDK's wrapping of no answer
+		var inProgress *types.TransactionInProgressException
+		return respErr.HTTPStatusCode() >= 500 || errors.As(err, &inProgress)
+	}
+	var opErr *net.OpError
+	if errors.As(err, &opErr) && opErr.Op == "dial" {
+		return false
+	}
+	var sendErr *smithyhttp.RequestSendError
+	var deserErr *smithy.DeserializationError
+	var netErr net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) ||
+		errors.As(err, &sendErr) || errors.As(err, &deserErr) || errors.As(err, &netErr) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) || errors.Is(err, syscall.ECONNRESET)
 }
 
 // fail wraps err with the failing step. A store that is throttled, failing or unreachable (after the

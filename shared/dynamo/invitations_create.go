@@ -5,10 +5,8 @@ import (
 	"errors"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -125,6 +123,5 @@ func (s *Store) MarkInvitationSent(ctx context.Context, inv domain.Invitation) e
 // DeleteInvitation deletes INVITATION#<id>. Its pending claim, if it holds one, stays: a claim naming an
 // invitation that is gone claims nothing (SessionAndDraft's reader checks).
 func (s *Store) DeleteInvitation(ctx context.Context, id string) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(s.table), Key: invitationKey(id).av()})
-	return fail("delete invitation", err)
+	return s.transact(ctx, "delete invitation", []types.TransactWriteItem{{Delete: &types.Delete{Key: invitationKey(id).av()}}})
 }

@@ -211,7 +211,7 @@ func (s *Store) ReleaseLogin(ctx context.Context, c domain.LoginClaim) error {
 			}
 			setTable(item, s.table)
 			err = domain.RetryOnConflict(ctx, conflictAttempts, func(int) error {
-				return s.writeOne(ctx, "give back login claim", *item)
+				return s.transact(ctx, "give back login claim", []types.TransactWriteItem{*item})
 			})
 			if !conditionFailed(err, 0) {
 				errs[i] = err

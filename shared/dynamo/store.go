@@ -22,6 +22,9 @@ import (
 type Store struct {
 	db    *dynamodb.Client
 	table string
+	// attempts is how often a write whose answer was lost is sent (send): as often as the client's
+	// retryer tries any other call.
+	attempts int
 	// listWhole is how many of an organization's newest invitations a list reads whole (orgListing):
 	// a page of the largest size, or five of the default.
 	listWhole int
@@ -31,7 +34,7 @@ var _ domain.UserStore = (*Store)(nil)
 
 // New returns a store over table, using db for every call.
 func New(db *dynamodb.Client, table string) *Store {
-	return &Store{db: db, table: table, listWhole: 100}
+	return &Store{db: db, table: table, attempts: max(db.Options().Retryer.MaxAttempts(), 1), listWhole: 100}
 }
 
 // WithListWhole returns a store over the same table whose lists read n (at least 1) of an
@@ -212,51 +215,37 @@ type cancelled struct {
 func (c *cancelled) Error() string { return c.err.Error() }
 func (c *cancelled) Unwrap() error { return c.err }
 
-// transact runs one TransactWriteItems. A cancellation because of conditions comes back as *cancelled
-// so the caller can tell which condition failed; other cancellations (a concurrent transaction on the
-// same items) come back as ECONFLICT.
+// transact runs one TransactWriteItems, read back when its answer is lost (send). A cancellation
+// because of conditions comes back as *cancelled so the caller can tell which condition failed; other
+// cancellations (a concurrent transaction on the same items) come back as ECONFLICT.
 func (s *Store) transact(ctx context.Context, step string, items []types.TransactWriteItem) error {
 	for i := range items {
 		setTable(&items[i], s.table)
 	}
-	if len(items) == 1 {
-		// One item needs no transaction: its own conditional write is as atomic, costs half the write
-		// units (DynamoDB bills transactional writes twice) and answers sooner.
-		return s.writeOne(ctx, step, items[0])
+	w, err := newWrite(items)
+	if err != nil {
+		return fail(step, err)
 	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{TransactItems: items})
-	if err == nil {
-		return nil
-	}
-	var tce *types.TransactionCanceledException
-	if errors.As(err, &tce) {
-		c := &cancelled{failed: map[int]bool{}, err: fmt.Errorf("%s: %w", step, err)}
-		conflict := false
-		for i, r := range tce.CancellationReasons {
-			switch aws.ToString(r.Code) {
-			case "ConditionalCheckFailed":
-				c.failed[i] = true
-			case "TransactionConflict":
-				conflict = true
-			case "ThrottlingError", "ProvisionedThroughputExceeded":
-				return &domain.Error{Code: domain.EUNAVAILABLE, Err: c.err}
-			}
-		}
-		if len(c.failed) == 0 && conflict {
-			return &domain.Error{Code: domain.ECONFLICT, Err: c.err}
-		}
-		return c
-	}
-	var inProgress *types.TransactionInProgressException
-	if errors.As(err, &inProgress) {
-		return &domain.Error{Code: domain.ECONFLICT, Err: fmt.Errorf("%s: %w", step, err)}
-	}
-	return fail(step, err)
+	return s.send(ctx, step, w)
 }
 
-// writeOne sends a transaction's only item as a plain conditional write, with the outcomes of transact:
-// a failed condition comes back as *cancelled naming item 0.
-func (s *Store) writeOne(ctx context.Context, step string, item types.TransactWriteItem) error {
+// writeOnce sends w as one call, which the SDK repeats only after failures that surely did not write
+// (writeRetries). It returns the SDK's error as it is, for send to judge.
+func (s *Store) writeOnce(ctx context.Context, w write) error {
+	if len(w.items) == 1 {
+		// One item needs no transaction: its own conditional write is as atomic, costs half the write
+		// units (DynamoDB bills transactional writes twice) and answers sooner.
+		return s.writeOne(ctx, w.items[0])
+	}
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: w.items, ClientRequestToken: aws.String(w.id),
+	}, writeRetries)
+	return err
+}
+
+// writeOne sends a transaction's only item as a plain conditional write; a failed condition is its
+// ConditionalCheckFailedException, which outcome turns into *cancelled naming item 0.
+func (s *Store) writeOne(ctx context.Context, item types.TransactWriteItem) error {
 	var err error
 	switch {
 	case item.Update != nil:
@@ -265,26 +254,23 @@ func (s *Store) writeOne(ctx context.Context, step string, item types.TransactWr
 			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
 			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
 			ExpressionAttributeValues: u.ExpressionAttributeValues,
-		})
+		}, writeRetries)
 	case item.Put != nil:
 		p := item.Put
 		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
 			TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
 			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
-		})
+		}, writeRetries)
 	case item.Delete != nil:
 		d := item.Delete
 		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
 			TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
 			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
-		})
+		}, writeRetries)
 	default:
-		return fmt.Errorf("%s: a lone %+v is no write", step, item)
+		return fmt.Errorf("a lone %+v is no write", item)
 	}
-	if conditionalCheckFailed(err) {
-		return &cancelled{failed: map[int]bool{0: true}, err: fmt.Errorf("%s: %w", step, err)}
-	}
-	return fail(step, err)
+	return err
 }
 
 func setTable(item *types.TransactWriteItem, table string) {

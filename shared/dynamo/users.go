@@ -6,7 +6,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -182,8 +181,7 @@ func (s *Store) Session(ctx context.Context, ref domain.TokenRef) (domain.Sessio
 
 // RevokeToken deletes the token of ref; deleting one already gone is no error (a logout said twice).
 func (s *Store) RevokeToken(ctx context.Context, ref domain.TokenRef) error {
-	_, err := s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: &s.table, Key: tokenKey(ref.Hash).av()})
-	return fail("revoke token", err)
+	return s.transact(ctx, "revoke token", []types.TransactWriteItem{{Delete: &types.Delete{Key: tokenKey(ref.Hash).av()}}})
 }
 
 // sessionKeys are the items of a session, to be read in the same BatchGetItem as a request's first data.
