@@ -102,7 +102,16 @@ func unchanged(seen windowItem) expression.ConditionBuilder {
 
 // updateWindow sends one conditional UpdateItem of a window and returns the window it left. A failed
 // condition brings the item as it was (ReturnValuesOnConditionCheckFailure), which windowSeen reads.
+// Like every write of the store it carries a write id and is never sent again by the SDK after an
+// attempt whose answer was lost: the window is read back instead, and the update landed when the window
+// carries its id (the window as read is then the one it left, or a later one). Not landed, or not
+// read, the claim fails, and no password is checked.
 func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (map[string]types.AttributeValue, error) {
+	id, err := newWriteID()
+	if err != nil {
+		return nil, err
+	}
+	upd = upd.Set(expression.Name(attrWriteID), expression.Value(id))
 	expr, err := expression.NewBuilder().WithUpdate(upd).WithCondition(cond).Build()
 	if err != nil {
 		return nil, fail("build login window update", err)
@@ -114,11 +123,20 @@ func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBu
 		ReturnValues:                        types.ReturnValueAllNew,
 		ReturnValuesOnConditionCheckFailure: types.ReturnValuesOnConditionCheckFailureAllOld,
 	}
-	out, err := s.db.UpdateItem(ctx, in)
-	if err != nil {
+	wctx, cancel := writeContext(ctx)
+	defer cancel()
+	out, err := s.db.UpdateItem(wctx, in, writeRetries)
+	if err == nil {
+		return out.Attributes, nil
+	}
+	if !unknownOutcome(err) {
 		return nil, err
 	}
-	return out.Attributes, nil
+	item, found, readErr := s.getItem(ctx, "read back login window", k)
+	if readErr == nil && found && stringAttr(item, attrWriteID) == id {
+		return item, nil
+	}
+	return nil, err
 }
 
 // windowSeen is the window a failed condition met: the item the failure brought back, read again

@@ -39,30 +39,39 @@ type write struct {
 	items []types.TransactWriteItem
 }
 
-// newWrite tags items with a new random id, as hex digits: short enough for a ClientRequestToken.
+// newWrite tags items with a new random id (newWriteID).
 func newWrite(items []types.TransactWriteItem) (write, error) {
-	b := make([]byte, 16)
-	if _, err := rand.Read(b); err != nil {
-		return write{}, fmt.Errorf("write id: %w", err)
+	id, err := newWriteID()
+	if err != nil {
+		return write{}, err
 	}
 	// Copies: a caller may send the same items again, as a write of its own.
-	w := write{id: hex.EncodeToString(b), items: slices.Clone(items)}
-	id := &types.AttributeValueMemberS{Value: w.id}
+	w := write{id: id, items: slices.Clone(items)}
+	tag := &types.AttributeValueMemberS{Value: w.id}
 	for i := range w.items {
 		switch it := &w.items[i]; {
 		case it.Put != nil:
 			p := *it.Put
-			p.Item = withEntry[types.AttributeValue](p.Item, attrWriteID, id)
+			p.Item = withEntry[types.AttributeValue](p.Item, attrWriteID, tag)
 			it.Put = &p
 		case it.Update != nil:
 			u := *it.Update
 			it.Update = &u
 			u.UpdateExpression = aws.String(withSet(aws.ToString(u.UpdateExpression), nameWriteID+" = "+valueWriteID))
 			u.ExpressionAttributeNames = withEntry(u.ExpressionAttributeNames, nameWriteID, attrWriteID)
-			u.ExpressionAttributeValues = withEntry[types.AttributeValue](u.ExpressionAttributeValues, valueWriteID, id)
+			u.ExpressionAttributeValues = withEntry[types.AttributeValue](u.ExpressionAttributeValues, valueWriteID, tag)
 		}
 	}
 	return w, nil
+}
+
+// newWriteID is a new random write id, as hex digits: short enough for a ClientRequestToken.
+func newWriteID() (string, error) {
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return "", fmt.Errorf("write id: %w", err)
+	}
+	return hex.EncodeToString(b), nil
 }
 
 func withEntry[V any](m map[string]V, k string, v V) map[string]V {
