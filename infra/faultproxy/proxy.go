@@ -79,6 +79,9 @@ type Fault struct {
 	// Times limits the fault to the first Times requests it applies to; the later ones pass. 0 means
 	// every one.
 	Times int
+	// Skip lets the first Skip requests of its operations pass before the fault applies: to fail the
+	// second of a request's reads (a read-back), not its first.
+	Skip int
 }
 
 // applies tells whether f fails a request for the DynamoDB operation op.
@@ -150,6 +153,7 @@ type Proxy struct {
 	faulted   int      // requests whose answer a fault replaced or withheld
 	forwarded int      // requests that reached the target
 	applied   []int    // requests each of the current faults applied to (Fault.Times)
+	met       []int    // requests of each current fault's operations, applied or not (Fault.Skip)
 }
 
 // New starts a proxy to target (a DynamoDB endpoint URL) on a free port of 127.0.0.1, passing requests
@@ -178,7 +182,7 @@ func New(target string) (*Proxy, error) {
 func (p *Proxy) Set(faults ...Fault) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	p.faults, p.applied = faults, make([]int, len(faults))
+	p.faults, p.applied, p.met = faults, make([]int, len(faults)), make([]int, len(faults))
 	if !p.closed {
 		close(p.release)
 		p.release = make(chan struct{})
@@ -244,7 +248,10 @@ func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
 	}
 	p.handled.Add(1)
 	for i, f := range p.faults {
-		if !f.applies(op) || (f.Times > 0 && p.applied[i] >= f.Times) {
+		if !f.applies(op) {
+			continue
+		}
+		if p.met[i]++; p.met[i] <= f.Skip || (f.Times > 0 && p.applied[i] >= f.Times) {
 			continue
 		}
 		p.applied[i]++

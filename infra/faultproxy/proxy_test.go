@@ -255,3 +255,19 @@ func TestFaultsHoldTogetherEachOnItsOperations(t *testing.T) {
 		t.Errorf("answers %v, reached %d; want %v, 2 (the lost answer's request and the Query)", got, reached.Load(), want)
 	}
 }
+
+func TestSkipLetsTheFirstRequestsOfItsOperationsPass(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Unavailable, Ops: []string{"GetItem"}, Skip: 2, Times: 1})
+	var statuses []int
+	for _, op := range []string{"GetItem", "Query", "GetItem", "GetItem", "GetItem"} {
+		resp, _, err := post(context.Background(), p.URL, op)
+		if err != nil {
+			t.Fatal(err)
+		}
+		statuses = append(statuses, resp.StatusCode)
+	}
+	if want := []int{200, 200, 200, 503, 200}; !slices.Equal(statuses, want) || reached.Load() != 4 {
+		t.Errorf("statuses %v, reached %d; want %v, 4", statuses, reached.Load(), want)
+	}
+}

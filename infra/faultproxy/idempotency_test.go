@@ -1,0 +1,110 @@
+package faultproxy_test
+
+import (
+	"fmt"
+	"maps"
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/testkit"
+)
+
+// creates are the routes that take an Idempotency-Key (SPEC §9), each with a request of it on the demo
+// table and the kind of item it creates.
+var creates = []struct {
+	route string
+	kind  string
+}{
+	{"POST /api/v1/users/", "USER"},
+	{"POST /api/v1/comments/", "COMMENT"},
+	{"POST /api/v1/organization-invitations/", "INVITATION"},
+}
+
+// TestARetryWithTheKeyAfterALostAnswerWritesOnce: SPEC §9's two rows together. A create whose
+// transaction lands while its answer is late or lost answers 201 (read back), and the client's retry
+// with the same Idempotency-Key replays it; when the read-back fails too, the create answers 503 though
+// it landed, and the retry with the key gets the 201 of that write; a create that never reached
+// DynamoDB answers 503 and its retry creates it. Each way one item is written.
+func TestARetryWithTheKeyAfterALostAnswerWritesOnce(t *testing.T) {
+	demo := newDemo(t)
+	g := demo.groups(t)
+	defer g.wait()
+	for _, c := range creates {
+		route := writeRoutes[c.route]
+		for _, tc := range []struct {
+			name      string
+			readsFail bool
+			fault     faultproxy.Fault
+		}{
+			{"late answer", false, faultproxy.Fault{Mode: faultproxy.LateAnswer, Delay: writeFaults[0].Delay}},
+			{"lost answer", false, faultproxy.Fault{Mode: faultproxy.LostAnswer}},
+			{"lost answer, read-back failing", true, faultproxy.Fault{Mode: faultproxy.LostAnswer}},
+			{"dropped before DynamoDB", false, faultproxy.Fault{Mode: faultproxy.Drop}},
+		} {
+			g.add(c.route+"/"+tc.name, func(t *testing.T, a *api) {
+				a.setBudget(testkit.TestBudget) // users' hash may take the budget on a busy machine
+				req := route.request(t, a, fresh.Add(1))
+				req.Header = map[string]string{"Idempotency-Key": fmt.Sprintf("retry-%d", fresh.Add(1))}
+				reads := a.readsBeforeTheWrite(t, route)
+				faults := []faultproxy.Fault{tc.fault}
+				faults[0].Ops = []string{"TransactWriteItems"}
+				if tc.readsFail {
+					faults = append(faults, faultproxy.Fault{Mode: faultproxy.Unavailable,
+						Ops: []string{"BatchGetItem", "GetItem"}, Skip: reads})
+				}
+				before := len(a.db.Items(t, c.kind+"#"))
+				a.proxy.Set(faults...)
+				first := testkit.Do(t, a.gw, req)
+				a.proxy.Clear()
+				if tc.readsFail || !lands(tc.fault.Mode) {
+					first.Expect(t, http.StatusServiceUnavailable, unavailableBody)
+				} else if first.Status != http.StatusCreated {
+					t.Fatalf("under %s: %d %s, want 201", tc.name, first.Status, first.Body)
+				}
+				retry := testkit.Do(t, a.gw, req)
+				id, _ := retry.Object(t)["id"].(string)
+				if retry.Status != http.StatusCreated || id == "" {
+					t.Fatalf("the retry with the key: %d %s, want 201", retry.Status, retry.Body)
+				}
+				if first.Status == http.StatusCreated {
+					if firstID, _ := first.Object(t)["id"].(string); firstID != id {
+						t.Errorf("the retry answered id %s, the create %s", id, firstID)
+					}
+				}
+				after := a.db.Items(t, c.kind+"#")
+				if len(after) != before+1 {
+					t.Errorf("%d %s items after the create and its retry, want %d", len(after), c.kind, before+1)
+				}
+				if !slices.ContainsFunc(slices.Collect(maps.Keys(after)), func(k string) bool { return strings.Contains(k, id) }) {
+					t.Errorf("the retry answered %s, which is not in the table", id)
+				}
+			})
+		}
+	}
+}
+
+// readsBeforeTheWrite sends a request of route without a fault and counts the reads (BatchGetItem,
+// GetItem) it makes before its first TransactWriteItems: a fault that skips that many fails only what
+// comes after the write.
+func (a *api) readsBeforeTheWrite(t *testing.T, route writeRoute) int {
+	t.Helper()
+	req := route.request(t, a, fresh.Add(1))
+	from := a.proxy.Requests()
+	if resp := testkit.Do(t, a.gw, req); resp.Status != http.StatusCreated {
+		t.Fatalf("without a fault: %d %s", resp.Status, resp.Body)
+	}
+	reads := 0
+	for _, c := range a.proxy.Calls()[from:] {
+		if c == "TransactWriteItems" {
+			return reads
+		}
+		if c == "BatchGetItem" || c == "GetItem" {
+			reads++
+		}
+	}
+	t.Fatalf("without a fault: no TransactWriteItems among %v", a.proxy.Calls()[from:])
+	return 0
+}
