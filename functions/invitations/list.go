@@ -85,7 +85,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.fillShown(ctx, shown); err != nil {
+	if err := checkShown(shown...); err != nil {
 		return err
 	}
 	results := make([]invitationResponse, 0, len(shown))

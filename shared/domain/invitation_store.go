@@ -37,9 +37,6 @@ type InvitationStore interface {
 	// InvitationsByID reads the invitations ids name, in one call, in that order; one gone since it was
 	// listed is left out. Eventually consistent.
 	InvitationsByID(ctx context.Context, ids []string) ([]Invitation, error)
-	// InvitationPageRefs reads, in one call, what invs refer to: their organizations, inviters and
-	// portfolios (each looked up in its invitation's organization).
-	InvitationPageRefs(ctx context.Context, invs []Invitation) (InvitationRefs, error)
 
 	// SessionAndDraft reads, in one call, the session of ref, the caller's invitation quota and what
 	// creating an invitation to q.Email in q.OrganizationID checks first: the organization, the user

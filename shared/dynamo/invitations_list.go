@@ -2,15 +2,12 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"math"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/aws/smithy-go"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -165,30 +162,11 @@ func orgPartition(orgID string) partitionQuery {
 	return partitionQuery{index: indexGSI3, pkAttr: attrGSI3PK, partition: orgInvitationsIndexKey(orgID, zeroTime, "").PK}
 }
 
-// inviteeInvitations reads every invitation to an address from GSI4, which projects them whole. While
-// DynamoDB builds GSI4 (CloudFormation starts an added index and goes on with the stack, so the new
-// functions run before it is active), or where a table lacks it, DynamoDB refuses the Query; they are
-// then read the way they were before GSI4, as keys from GSI2 and then as items: two round trips more
-// for those minutes, nothing missing.
+// inviteeInvitations reads every invitation to an address from GSI4, which projects them whole.
 func (s *Store) inviteeInvitations(ctx context.Context, email string) ([]domain.Invitation, error) {
 	partition := inviteeIndexKey(email, zeroTime, "").PK
 	invs, _, err := s.wholeInvitations(ctx, partitionQuery{index: indexGSI4, pkAttr: attrGSI2PK, partition: partition})
-	if !indexNotReady(err) {
-		return invs, err
-	}
-	ids, err := s.indexedInvitationIDs(ctx, indexGSI2, attrGSI2PK, partition)
-	if err != nil {
-		return nil, err
-	}
-	return s.InvitationsByID(ctx, ids)
-}
-
-// indexNotReady reports DynamoDB's refusal to query an index it is still building ("Cannot read from
-// backfilling global secondary index") or that the table does not have.
-func indexNotReady(err error) bool {
-	var apiErr smithy.APIError
-	return errors.As(err, &apiErr) && apiErr.ErrorCode() == "ValidationException" &&
-		strings.Contains(strings.ToLower(apiErr.ErrorMessage()), "index")
+	return invs, err
 }
 
 // wholeInvitations reads the invitations q names under one partition of an index that projects them
@@ -202,16 +180,6 @@ func (s *Store) wholeInvitations(ctx context.Context, q partitionQuery) ([]domai
 		return err
 	})
 	return out, rest, err
-}
-
-// indexedInvitationIDs reads the ids of the invitations under one partition of a keys-only index.
-func (s *Store) indexedInvitationIDs(ctx context.Context, index, pkAttr, partition string) ([]string, error) {
-	var ids []string
-	_, err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition}, func(item map[string]types.AttributeValue) error {
-		ids = append(ids, idAfter(stringAttr(item, attrPK), "INVITATION#"))
-		return nil
-	})
-	return ids, err
 }
 
 // partitionQuery is a Query of one index partition: in key order (or reversed), from start (nil: the

@@ -194,42 +194,6 @@ func TestSaveInvitationWithJoinWritesNothingWhenTheVersionIsStale(t *testing.T) 
 	}
 }
 
-// TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere: CloudFormation starts an added index and goes
-// on with the stack, so the functions that query GSI4 run while DynamoDB still builds it, and DynamoDB
-// refuses the Query. Here the table lacks GSI4 altogether (DynamoDB's other refusal): the invitations to
-// an address are still all found, through their GSI2 keys, whole.
-func TestInvitationsToAnAddressAreFoundWhileGSI4IsNotThere(t *testing.T) {
-	ctx := context.Background()
-	db := testkit.NewDB(t)
-	db.DropIndex(t, "GSI4")
-	store := db.Store
-	now := time.Now().UTC().Truncate(time.Microsecond)
-	var want []string
-	for _, org := range []string{uuid.NewString(), uuid.NewString()} {
-		inv := domain.Invitation{
-			ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org, InviterMemberID: uuid.NewString(),
-			InviterUserID: uuid.NewString(), Email: "Bob@example.com", ExpiryDate: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now, Version: 1,
-		}
-		if err := store.PutFixtureInvitation(ctx, inv, 0); err != nil {
-			t.Fatal(err)
-		}
-		want = append(want, inv.ID)
-	}
-	invs, err := store.ListInvitations(ctx, domain.InvitationScope{Email: "bob@EXAMPLE.com"})
-	if err != nil {
-		t.Fatalf("list without GSI4: %v", err)
-	}
-	var got []string
-	for _, inv := range invs.Whole {
-		got = append(got, inv.ID)
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Fatalf("listed %v, want %v", got, want)
-	}
-}
-
 // TestInvitationsByIDReadsChunksInParallel: BatchGetItem takes 100 keys, so 230 ids go out as three
 // calls at once (one round trip), and the answer keeps the order of the ids, leaving out one that
 // does not exist.
