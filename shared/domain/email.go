@@ -5,8 +5,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-
-	"golang.org/x/net/idna"
 )
 
 // NormalizeEmail is Django's BaseUserManager.normalize_email: the domain part is lower-cased, the local
@@ -56,8 +54,8 @@ func ValidEmail(email string) bool {
 		return true
 	}
 	// Django tries an internationalised domain again in its punycode (ASCII) form.
-	ascii, err := idna.ToASCII(domainPart)
-	return err == nil && ascii != domainPart && validDomain(ascii)
+	ascii, ok := punycodeASCII(domainPart)
+	return ok && ascii != domainPart && validDomain(ascii)
 }
 
 // validDomain is Django's validate_domain_part: a host name, or an IP address in brackets.
