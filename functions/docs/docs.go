@@ -9,10 +9,12 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"html/template"
 	"log/slog"
 	"net/http"
+	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -77,6 +79,11 @@ type asset struct {
 	version     string // of the content, put in the page's links so that a new build is fetched anew
 }
 
+// documentedServer is openapi.yaml's one server, the address `make run` serves. The schema goes out
+// with the address the client called in its place (scheme, host and stage, as httpapi.RequestURL sees
+// them), as drf-spectacular serves it, so that the page's "Try it out" calls the API that served it.
+const documentedServer = "http://127.0.0.1:3000"
+
 // site is what the function serves, read once.
 type site struct {
 	yaml, json []byte
@@ -108,6 +115,11 @@ func read(files Files) (*site, error) {
 	asJSON, err := yamlToJSON(doc)
 	if err != nil {
 		return nil, fmt.Errorf("docs: %s: %w", files.Schema, err)
+	}
+	for _, d := range [][]byte{doc, asJSON} {
+		if bytes.Count(d, []byte(`"`+documentedServer+`"`))+bytes.Count(d, []byte("url: "+documentedServer+"\n")) != 1 {
+			return nil, fmt.Errorf("docs: %s must name %s as its one server", files.Schema, documentedServer)
+		}
 	}
 	s := &site{yaml: doc, json: asJSON, assets: map[string]asset{}}
 	for name, contentType := range uiFiles {
@@ -161,8 +173,21 @@ func schema(w http.ResponseWriter, r *http.Request, load func() (*site, error)) 
 	if contentType == SchemaJSON {
 		body = s.json
 	}
-	write(w, contentType, "no-cache", body)
+	write(w, contentType, "no-cache", withServer(body, r))
 	return nil
+}
+
+// withServer is doc with its server replaced by the base URL of r, written as a JSON string (which
+// YAML reads as the same string), so that no Host header can change the document's structure.
+func withServer(doc []byte, r *http.Request) []byte {
+	u := httpapi.RequestURL(r)
+	base := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: httpapi.BasePath(r.Context())}).String()
+	if base == documentedServer {
+		return doc
+	}
+	server, _ := json.Marshal(base)
+	doc = bytes.Replace(doc, []byte("url: "+documentedServer+"\n"), append(append([]byte("url: "), server...), '\n'), 1)
+	return bytes.Replace(doc, []byte(`"`+documentedServer+`"`), server, 1)
 }
 
 func docsPage(w http.ResponseWriter, r *http.Request, load func() (*site, error)) error {
