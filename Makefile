@@ -11,11 +11,15 @@ FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction D
 # (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
-.PHONY: run test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: run sam-local test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
 	@infra/scripts/run.sh
+
+## sam-local: sam local start-api (SAM CLI and Docker) against DynamoDB Local on the host, with the demo data
+sam-local:
+	@infra/scripts/sam-local.sh
 
 ## test: go vet, staticcheck, the openapi.yaml linter and go test -race against a DynamoDB Local of its own
 test:
