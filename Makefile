@@ -7,7 +7,7 @@ DDB         := infra/scripts/dynamodb-local.sh
 FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction
 # The flags of every Lambda bootstrap; infra/coldstart reads this line too, so each flag is one word.
 # -ldflags=-s leaves out the symbol table and implies -w (no DWARF). The -gcflags turn inlining off but in
-# the runtime and x/crypto (argon2id's loops): smaller bootstraps at no measured cost in time
+# the runtime and x/crypto (argon2id's loops): smaller bootstraps, and make bench shows no cost in time
 # (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 

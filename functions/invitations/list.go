@@ -56,8 +56,8 @@ func readListFilters(q url.Values) (listFilters, error) {
 // 100, as entries, then the page's whole: two more), and those to the caller's address, whole from
 // GSI4 (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by
 // status or address, every one). Nothing of the list is read before the session said who the caller
-// is (SPEC §9: a caller who is nobody costs no invitation read). Only invitations stored before the
-// copies of what they show existed cost a read of what they refer to.
+// is (SPEC §9: a caller who is nobody costs no invitation read). Only an invitation stored without its
+// copy of what it shows costs a read of what it refers to.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()

@@ -46,7 +46,7 @@ type portfolioRef struct {
 }
 
 // read serves GET: the caller's session with the invitation, which carries what it shows of the items
-// it refers to; only an invitation written before those copies existed takes a second call for them.
+// it refers to; only an invitation stored without those copies takes a second call for them.
 func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	caller, inv, err := h.authenticate(r)
 	if err != nil {

@@ -29,9 +29,9 @@ func caseVariant(email string, i int) string {
 // address in a hundred letter cases. Exactly one is created, as sent but for its domain (SPEC §4:
 // Django lower-cases only the domain); the other 99 get the uniqueness error, and one user is stored.
 //
-// Each create hashes its password with argon2id (7 MiB, 5 passes); under the race detector a hash costs about
-// 0.4 s of CPU, so a hundred at once on two cores take tens of seconds (testkit.Gateway lifts the
-// request budget for that).
+// Each create hashes its password with argon2id, which the race detector makes much slower, so a hundred
+// at once on two cores take far longer than a request's budget (testkit.Gateway lifts the budget for
+// that).
 func TestHundredConcurrentCreatesOfOneEmail(t *testing.T) {
 	db := testkit.NewDB(t)
 	rt := users.New(db.Store, testkit.Log(t), time.Now)

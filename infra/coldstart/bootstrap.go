@@ -209,8 +209,8 @@ func (p *Process) CPUTime() (time.Duration, error) {
 }
 
 // Faults is the page faults the process has taken so far (minor and major, /proc/PID/stat). Each page
-// a process touches for the first time costs one (1–13 µs on the Firecracker VMs measured): much of
-// what a cold process pays beyond a warm one.
+// a process touches for the first time costs one, and they are much of what a cold process pays beyond
+// a warm one (docs/PERFORMANCE.md).
 func (p *Process) Faults() (int64, error) {
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p.cmd.Process.Pid))
 	if err != nil {

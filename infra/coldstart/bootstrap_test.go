@@ -23,7 +23,7 @@ import (
 
 // The built bootstraps, not the handlers: what sam build ships must start under the Lambda Runtime
 // API with Lambda's environment, take a real API Gateway REST event and answer it, and the links it
-// writes must carry the stage the client called (issue 10). Every other test stops at the handler.
+// writes must carry the stage the client called (SPEC §6). Every other test stops at the handler.
 func TestEachBootstrapAnswersAnAPIGatewayEvent(t *testing.T) {
 	db := testkit.NewDB(t)
 	db.LoadDemo(t, time.Now(), 7*24*time.Hour)

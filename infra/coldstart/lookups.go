@@ -13,8 +13,8 @@ import (
 	"strings"
 )
 
-// Issue 8 wants no file, profile or metadata lookups at cold start when the environment already
-// gives region and credentials. Timings cannot show a lookup that fails fast (a missing ~/.aws/config
+// A cold start makes no file, profile or metadata lookups when the environment already gives region
+// and credentials (shared/awsenv). Timings cannot show a lookup that fails fast (a missing ~/.aws/config
 // costs little here and a little more on Lambda's filesystem), so this asks the kernel: one cold start
 // of each bootstrap under strace, listing every file it opened and every address it connected to,
 // apart from what any Go program opens (/proc, /sys: the runtime's cgroup and huge page probes) and

@@ -1,5 +1,5 @@
 // Command coldstart (`make coldstart`) measures what a Lambda cold start costs each function, against
-// a bare aws-lambda-go bootstrap built the same way and measured in the same run (issue 8): it builds
+// a bare aws-lambda-go bootstrap built the same way and measured in the same run: it builds
 // the bootstraps for this machine, runs each as Lambda does (a process with Lambda's environment, no
 // HOME, talking to a Runtime API stand-in) against the demo data in DynamoDB Local, and sends it real
 // API Gateway REST events built from template.yaml's routes. Cold runs of the five binaries are
@@ -214,10 +214,9 @@ func Login(ctx context.Context, evs *Events, auth Bootstrap, s Settings) (string
 // process of every bootstrap alive and first sends each of them o.warm invocations that are not
 // measured: DynamoDB Local is a JVM, and a fresh one answers its first thousands of requests several
 // times slower while it compiles them. Taking every cold start first, on a fresh JVM, and every warm
-// invocation after, charged its warm-up to the functions' cold penalty (comments: 14.5 ms against
-// 3.0 ms after a warm-up). Then it takes o.cold rounds, each a cold start of every bootstrap in a new
-// random order followed by a share of the o.warm measured warm invocations, so that both see the
-// database in the same state.
+// invocation after, would charge its warm-up to the functions' cold penalty. Then it takes o.cold
+// rounds, each a cold start of every bootstrap in a new random order followed by a share of the o.warm
+// measured warm invocations, so that both see the database in the same state.
 func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scenario, o options) ([]Row, error) {
 	procs := make([]*Process, len(bins))
 	for k, b := range bins {

@@ -112,7 +112,7 @@ type Row struct {
 // Penalty is what the first invocation costs beyond a warm one.
 func (r Row) Penalty() time.Duration { return r.Cold - r.Warm }
 
-// PenaltyTarget is issue 8's bound: a function's cold penalty at most this times the hello-world's.
+// PenaltyTarget is the cold-start target: a function's cold penalty at most this times the hello-world's.
 const PenaltyTarget = 1.5
 
 // PrintTable writes the report; rows are compared with the HelloWorld row measured in the same run.

@@ -79,7 +79,7 @@ type authzWorld struct {
 	comments  []fixture.Comment          // on objA; the first, by the commenter, is the one the matrix reads and writes
 	objDel    string                     // another object of A, with one comment per caller class to delete
 	doomed    map[string]fixture.Comment // by caller class: the commenter's comment that caller tries to delete
-	doomedInv map[string]string          // by caller class: an invitation of A (not to the invitee) that caller tries to delete
+	doomedInv map[string]string          // by caller class: an invitation of A, not to the invitee, to try to delete
 	secretsA  []string                   // what only readers of A's objects may see
 	secretsB  []string                   // what no response of the matrix may carry
 }

@@ -9,7 +9,8 @@ import (
 
 // TestNoFunctionLinksEagerSchemas holds the SDK pin of go.mod (README, Dependencies): from dynamodb
 // v1.69.0 and sesv2 v1.75.0 on, the SDK's schema-based serialization builds every operation's schema in
-// a package init, used or not (2.4-3 ms and 800 KiB per cold start, 0.45-0.65 MiB per bootstrap). The
+// a package init, used or not, which every cold start pays for in time and memory and every bootstrap in
+// size (docs/PERFORMANCE.md). The
 // size check in CI would catch an upgrade of InvitationsFunction only; this catches it for every
 // function. Lift the pin, and this test, when the SDK builds its schemas lazily (make coldstart
 // -inittrace shows a package's init time).

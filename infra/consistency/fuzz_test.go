@@ -27,7 +27,7 @@ import (
 // FuzzAPI sends random requests through the whole path a deployed request takes (API Gateway event →
 // adapter → handler → DynamoDB Local), against the demo data: a method (odd ones included), one of the
 // routes with a random suffix, a raw query, a caller (none, staff, a member, the demo invitee, or a
-// token of nobody), Content-Type and Authorization headers and a body. Issue 7's properties:
+// token of nobody), Content-Type and Authorization headers and a body. The properties it holds:
 //
 //   - no response is a 5xx;
 //   - every response is valid against openapi.yaml (testkit.Do);

@@ -29,8 +29,8 @@ const (
 )
 
 // nobodyWorld is enough data that a wider read would show: an organization with more invitations than
-// a list reads whole, and portfolios to name, and an object with more comments than the deepest page a
-// list used to read with the session.
+// a list reads whole, and portfolios to name, and an object with more comments than the deepest page the
+// test asks for, so that reading a page's comments before the token is verified would show.
 type nobodyWorld struct {
 	db                   *testkit.DB
 	gw                   http.Handler

@@ -214,7 +214,7 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 		t.Error("the Makefile's build_function does not build a static arm64 bootstrap into ARTIFACTS_DIR")
 	}
 	// lambda.norpc (no net/rpc: the provided.al2023 runtime speaks only the Runtime API) and -s (no
-	// symbols, which implies -w) are what issue 8's size budget is stated for.
+	// symbols, which implies -w) are what the bootstraps' size budget (BOOTSTRAP_MAX_BYTES) is stated for.
 	flags := regexp.MustCompile(`(?m)^GOFLAGS_LAMBDA := (.*)$`).FindSubmatch(makefile)
 	if flags == nil {
 		t.Fatal("the Makefile has no GOFLAGS_LAMBDA := line")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI, after `make build`: every function's bootstrap must be a linux/arm64 binary of at most
-# BOOTSTRAP_MAX_BYTES (issue 8: 7.5 MiB). Lists every size, then fails naming each one over.
+# BOOTSTRAP_MAX_BYTES (the size budget, 7.5 MiB by default). Lists every size, then fails naming each one over.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 limit=${BOOTSTRAP_MAX_BYTES:-7864320}

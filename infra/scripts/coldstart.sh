@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make coldstart`: issue 8's cold-start harness (infra/coldstart). It needs a DynamoDB Local: the one
+# `make coldstart`: the cold-start harness (infra/coldstart). It needs a DynamoDB Local: the one
 # DYNAMODB_ENDPOINT names, or an in-memory one of its own on COLDSTART_DYNAMODB_PORT, started for the run
 # and stopped after (apart from `make run`'s and `make test`'s, so it can run beside them).
 # COLDSTART_FLAGS passes flags on, e.g. COLDSTART_FLAGS='-cold 5 -warm 50 -memory 0 -inittrace', or

@@ -10,7 +10,7 @@ use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" test
 if [ "${1:-}" = bench ]; then
   # Benchmarks without the race detector, which would distort them.
   go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} $(go list ./... | grep -v '/infra/bench$')
-  # The table of every operation against its target (issue 8): BENCH_ROUNDS rounds of one request each.
+  # The table of every operation against its target (docs/PERFORMANCE.md): BENCH_ROUNDS rounds of one request each.
   go test -run='^$' -bench=Operations -benchmem -benchtime="${BENCH_ROUNDS:-400}x" -count=1 ${BENCH_FLAGS:-} ./infra/bench
   exit 0
 fi

@@ -67,9 +67,9 @@ func countingClient(tb testing.TB, endpoint string) (*dynamodb.Client, *Calls) {
 		// the production time limits are held by infra/faultproxy's tests, which build their client
 		// with dynamo.NewClient as it is.
 		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(time.Minute)
-		// For the same reason a transient failure gets more attempts than production's 3: a CI run once
-		// saw DynamoDB Local's connections close under a call three attempts in a row within 0.3 s
-		// ("use of closed network connection", aws-sdk-go-v2#2737), failing a test's own look at the table.
+		// For the same reason a transient failure gets more attempts than production's 3: DynamoDB Local
+		// can close its connections under a call several attempts in a row ("use of closed network
+		// connection", aws-sdk-go-v2#2737), which would fail a test's own look at the table.
 		o.RetryMaxAttempts = 8
 	})
 	if err != nil {

@@ -23,7 +23,7 @@ type logCapture struct {
 	echo    io.Writer // TEST_LOG set: every line also goes to stderr
 }
 
-// maxCapture bounds what is kept: far above what `make test` logs (a few MB), it only stops a long
+// maxCapture bounds what is kept: far above what `make test` logs, it only stops a long
 // fuzzing run through the whole API from growing without end.
 const maxCapture = 256 << 20
 

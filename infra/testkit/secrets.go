@@ -32,11 +32,11 @@ import (
 //     every line's timestamp has nine digits of nanoseconds. The whole secret still is.
 //   - Passwords (and credentials that are not shaped like a token) are text a test chose, often words.
 //     Text of fewer than 6 characters ("x", "wrong") never counts: it cannot be told from ordinary log
-//     text, and the API gives no account such a password (Django's validators ask for 8). Text made only of lowercase ASCII
-//     letters and spaces counts only from 16 characters on: "password" or "wrong password" are words log
-//     messages may contain ("stored password hash unreadable"), while a passphrase such as
-//     DefaultPassword is not. The same rules pick the 8-character pieces of a password: "Vq8#mLp2" counts,
-//     "correct " does not.
+//     text, and the API gives no account such a password (Django's validators ask for 8). Text made
+//     only of lowercase ASCII letters and spaces counts only from 16 characters on: "password" or
+//     "wrong password" are words log messages may contain ("stored password hash unreadable"), while a
+//     passphrase such as DefaultPassword is not. The same rules pick the 8-character pieces of a
+//     password: "Vq8#mLp2" counts, "correct " does not.
 //   - A password that a test also sent in a URL (the hostile-value tests send the same junk, an unknown
 //     UUID say, as a password and as a path id) is public: the router logs paths by design. A hit of a
 //     password, or of a piece of one, that also occurs in a path or query some request carried is not a

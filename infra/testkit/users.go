@@ -31,7 +31,7 @@ var (
 	hashCache = map[string]string{}
 )
 
-// hashOf hashes a password once per test binary: argon2id costs ~50 ms a hash.
+// hashOf hashes a password once per test binary: an argon2id hash is slow by design.
 func hashOf(tb testing.TB, plain string) string {
 	tb.Helper()
 	hashMu.Lock()

@@ -26,7 +26,7 @@ func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(em
 
 // Django's EmailValidator, translated to RE2 (which has no look-behind: the "label does not end with a
 // hyphen" rule is checked by hand). Compiled at first use, not at start-up: every function imports this
-// package, most never validate an email, and the three cost 2 ms of each cold start.
+// package, most never validate an email, and compiling the three would lengthen every cold start.
 var (
 	emailUser = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)

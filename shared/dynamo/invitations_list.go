@@ -86,8 +86,8 @@ func (s *Store) ListInvitations(ctx context.Context, scope domain.InvitationScop
 
 // orgListing reads an organization's invitations from GSI3, newest first: the first listWhole whole,
 // the rest, when there are more, as entries from where that Query stopped. The SDK's decoding of whole
-// invitations is most of what a long list costs (issue 8: two thirds of 211 ms for 2,000), and an entry
-// is a fifth of one; DynamoDB bills both Queries by the invitations they read, as it billed one.
+// invitations is most of what a long list costs, and an entry is a small part of one; DynamoDB bills
+// the two Queries by the invitations they read, as it would bill one.
 func (s *Store) orgListing(ctx context.Context, orgID string) ([]domain.Invitation, []domain.InvitationEntry, error) {
 	q := orgPartition(orgID)
 	q.descending, q.limit = true, s.listWhole

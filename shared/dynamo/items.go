@@ -131,9 +131,9 @@ func decodeInvitationEntry(item map[string]types.AttributeValue) (domain.Invitat
 const attrShown = "shown"
 
 // invitationProjection names what a read of many invitations brings back: what decodeInvitation reads
-// and the item's key (batchRead files its answers under it), not the index keys. Those are a third of
-// an invitation's bytes, and the SDK's decoding of a list's answer costs about as much as DynamoDB
-// takes to send it (issue 8). TestInvitationProjection holds it to invitationItem.
+// and the item's key (batchRead files its answers under it), not the index keys. Those are a large part
+// of an invitation's bytes, and the SDK's decoding of a list's answer costs about as much as DynamoDB
+// takes to send it. TestInvitationProjection holds it to invitationItem.
 var invitationProjection = projectionOf(attrPK, attrSK, "id", "token", "org_id", "inviter_member_id",
 	"inviter_user_id", "email", "first_name", "last_name", "role", "status", "email_sent", "portfolio_ids",
 	"expiry_date", "created_at", "updated_at", attrVersion, attrShown)

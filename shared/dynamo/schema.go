@@ -62,8 +62,7 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			gsi(indexGSI3, attrGSI3PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
 			// The invitations to an address, whole: keyed by attributes invitations already carry (their
 			// GSI2 partition, their GSI3 sort key), which only invitations have together, so it needs no
-			// attribute of its own and holds every invitation saved since GSI3 from the moment DynamoDB has
-			// built it (see inviteeInvitations for the minutes before).
+			// attribute of its own.
 			gsi(indexGSI4, attrGSI2PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
 		},
 	}

@@ -138,8 +138,7 @@ func (s *Store) batchRead(ctx context.Context, step string, keys []key, o readOp
 // inParallel runs f(0), …, f(n-1) at once and returns when all have. The last runs on the calling
 // goroutine, so the usual single call costs no goroutine: handing a result back from one means waking
 // the waiting goroutine on a busy core, and a new goroutine grows its stack by copying through the
-// SDK's deep middleware chain. Measured (make bench, two alternating runs): 0.05–0.12 ms less of our
-// own time per request, on every operation.
+// SDK's deep middleware chain; both show in every operation's own time (docs/PERFORMANCE.md).
 func inParallel(n int, f func(i int)) {
 	var wg sync.WaitGroup
 	for i := range n - 1 {

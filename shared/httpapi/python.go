@@ -197,9 +197,9 @@ func PythonInt(s string) (int, bool) {
 // pythonSpace is Python's str.isspace(): Unicode white space and the ASCII separators \x1c-\x1f.
 func pythonSpace(r rune) bool { return unicode.IsSpace(r) || (r >= 0x1c && r <= 0x1f) }
 
-// digitValue is Python's unicodedata.decimal(): the value of a Unicode decimal digit (category Nd). Nd characters come in runs of ten,
-// zero first, and the runs Go's table merges stay aligned, so the value is the distance from the start
-// of the range modulo ten.
+// digitValue is Python's unicodedata.decimal(): the value of a Unicode decimal digit (category Nd). Nd
+// characters come in runs of ten, zero first, and the runs Go's table merges stay aligned, so the value
+// is the distance from the start of the range modulo ten.
 func digitValue(r rune) (int, bool) {
 	if r >= '0' && r <= '9' {
 		return int(r - '0'), true

@@ -21,7 +21,7 @@ import (
 
 // SendTimeout bounds one hand-over to SES. The e-mail goes out after the invitation is written, within
 // the request's budget (httpapi.RequestBudget): a slow SES leaves email_sent false rather than hold the
-// 201 back. SES answers in tens of milliseconds.
+// 201 back. SES normally answers well within it.
 const SendTimeout = time.Second
 
 // Within SendTimeout: one attempt may take 600 ms (a hung connection is given up early enough that a

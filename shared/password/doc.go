@@ -21,28 +21,27 @@
 //
 // # Why these argon2 parameters
 //
-// New hashes use argon2id with m=7168 KiB, t=5, p=1: one of the rows of the
-// OWASP Password Storage Cheat Sheet's minimum, which it calls equal in
-// defense to m=19456, t=2 (what this package wrote before) and the others.
-// Django's own defaults (m=102400, t=2, p=8) need 100 MiB per concurrent
-// login, which a small function instance cannot afford under a burst of
-// logins. Among OWASP's rows the least memory is what suits Lambda: a hash
-// touches all of its memory, and fresh memory costs a page fault per 4 KiB
-// (about 13 µs each on a Firecracker VM, measured), so 19 MiB cost a cold
-// instance about 60 ms in faults on each of its first two logins, where 7 MiB
-// costs about 25 ms, for the same CPU time per warm hash (BenchmarkHash,
-// about 20 ms of one core); Prepare takes the first login's faults ahead,
-// while that login reads. Peak memory of a login falls from 42 to 18 MiB
-// RSS. Hashes of the earlier row and Django's stronger defaults still verify
-// and are not flagged for rehash: Verify asks for one only when the stored
-// memory or memory × passes is below the current one.
+// New hashes use argon2id with m=7168, t=5, p=1 (ArgonMemoryKiB, ArgonTime,
+// ArgonThreads): one of the rows of the OWASP Password Storage Cheat Sheet's
+// minimum, which it calls equal in defense to m=19456, t=2 and the others.
+// Django's own defaults (m=102400, t=2, p=8) need more memory per concurrent
+// login than a small function instance can afford under a burst of logins.
+// Among OWASP's rows the least memory is what suits Lambda: a hash touches
+// all of its memory, and every first touch of fresh memory is a page fault,
+// so a cold instance's first logins pay in faults for the memory a hash
+// uses, while the CPU time of a warm hash is the same for every row
+// (BenchmarkHash; docs/PERFORMANCE.md has the figures). Prepare takes the
+// first login's faults ahead, while that login reads, and the smaller hash
+// keeps a login's peak memory low. Hashes of the other rows and Django's
+// stronger defaults verify and are not flagged for rehash: Verify asks for
+// one only when the stored memory or memory × passes is below the current one.
 //
 // # Validation
 //
 // Validate ports Django's default AUTH_PASSWORD_VALIDATORS
 // (UserAttributeSimilarityValidator, MinimumLengthValidator,
 // CommonPasswordValidator, NumericPasswordValidator) with Django's English
-// messages, so API clients see the same errors as before. The similarity
+// messages, so API clients see the errors the Django service gave them. The similarity
 // check ports the one part of Python's difflib Django uses (quick_ratio).
 //
 // The package never logs and never puts a password (or a stored hash) into an

@@ -15,11 +15,10 @@ import (
 )
 
 // Parameters of new hashes: one of the OWASP Password Storage Cheat Sheet's
-// equivalent minimums for argon2id (7 MiB, 5 passes, 1 lane; the sheet lists
-// it beside 19 MiB/2 passes as "an equal level of defense"). Of those rows it
-// is the one with the least memory, which is what a Lambda function pays for:
-// every first touch of fresh memory is a page fault, and the 19 MiB row cost
-// a cold instance's first two logins about 60 ms each in faults alone (doc.go).
+// equivalent minimums for argon2id (the sheet lists its rows as "an equal
+// level of defense"). Of those rows it is the one with the least memory,
+// which is what a Lambda function pays for: every first touch of fresh memory
+// is a page fault, which a cold instance's first logins pay for (doc.go).
 // Raising memory or the memory-passes product makes Verify report needsRehash
 // for older hashes, so they can be increased later without a migration.
 const (
@@ -150,11 +149,10 @@ func verifyArgon2(plain, encoded string) (bool, bool, error) {
 
 // weakerThanCurrent reports whether h should be replaced by a hash with the
 // current parameters: less memory, or less work (memory × passes, the cost of
-// one guess in OWASP's table), than the current ones. Hashes of the 19 MiB ×
-// 2 passes row written before, and Django's own (100 MiB × 2), are not weaker
-// and are kept. Parallelism is not compared: more lanes over the same memory
-// is not a weaker hash, and Django's own p=8 hashes must not be rewritten on
-// every login.
+// one guess in OWASP's table), than the current ones. Hashes of OWASP's other
+// rows, and Django's own defaults, are not weaker and are kept. Parallelism
+// is not compared: more lanes over the same memory is not a weaker hash, and
+// Django's own p=8 hashes must not be rewritten on every login.
 func (h argon2Hash) weakerThanCurrent() bool {
 	return h.variant != "argon2id" ||
 		h.memory < ArgonMemoryKiB ||

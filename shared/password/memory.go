@@ -8,12 +8,11 @@ import (
 )
 
 // A new process's first argon2id hash writes ArgonMemoryKiB of memory the kernel has never given it:
-// one or two page faults for every 4 KiB page, about 3,800 in all (23 ms against 19.6 ms warm on the
-// development machine; at the 13 µs a fault measured on a Firecracker VM, about 25 ms more). Prepare
-// takes those faults ahead, while the request that will hash waits for DynamoDB: it writes a buffer
-// of the hash's size and collects it, so that the Go heap holds a free run of resident pages that
-// argon2's allocation of the same size takes. Hashes wait for it to end, so that they never race it
-// for fresh memory.
+// one or two page faults for every page, which make a cold instance's first hash markedly slower than a
+// warm one, the more so on a Firecracker VM (docs/PERFORMANCE.md). Prepare takes those faults ahead,
+// while the request that will hash waits for DynamoDB: it writes a buffer of the hash's size and
+// collects it, so that the Go heap holds a free run of resident pages that argon2's allocation of the
+// same size takes. Hashes wait for it to end, so that they never race it for fresh memory.
 var (
 	prepareOnce sync.Once
 	preparing   atomic.Bool
@@ -21,7 +20,7 @@ var (
 )
 
 // Prepare starts, once per process, touching the memory the first hash will use. A Lambda main
-// calls it at start-up; a process that never calls it hashes as before.
+// calls it at start-up; a process that never calls it takes the faults in its first hash.
 func Prepare() {
 	prepareOnce.Do(func() {
 		preparing.Store(true)

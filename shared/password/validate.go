@@ -29,8 +29,8 @@ const (
 	minLength = 8
 )
 
-// Django's English messages, kept byte for byte so that clients of the old
-// service keep working.
+// Django's English messages, kept byte for byte so that clients written for
+// the Django service keep working.
 const (
 	msgTooSimilar = "The password is too similar to the %s."
 	msgTooShort   = "This password is too short. It must contain at least 8 characters." // 8 = minLength
@@ -63,9 +63,9 @@ func Validate(plain string, attrs []Attribute) []string {
 
 // nonWord is Python's re r"\W+" on str patterns: \w is a letter, a number
 // (str.isalnum) or "_". Go's regexp \w is ASCII-only, hence the classes.
-// Compiled on first use: the Unicode classes cost 0.1 ms at package init
-// (GODEBUG=inittrace) in every function that links this package, and only
-// user creation validates.
+// Compiled on first use: compiling the Unicode classes at package init would
+// cost every function that links this package (GODEBUG=inittrace shows it),
+// and only user creation validates.
 var nonWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^\p{L}\p{N}_]+`) })
 
 // tooSimilar is UserAttributeSimilarityValidator.validate: it compares the
@@ -140,9 +140,9 @@ func isNumeric(plain string) bool {
 //
 // The list is embedded sorted, not gzipped, so that a lookup is a binary
 // search of the text as the binary holds it: nothing to decompress, no set
-// to build. Building the set cost a function instance's first user creation
-// about 4 ms of CPU and 1 MB of fresh heap (issue 8's cold-start profile),
-// for 80 KB more of binary.
+// to build. Building a set would cost a function instance's first user
+// creation CPU time and fresh heap, which a cold start pays for, to save a
+// little binary size.
 //
 //go:embed common-passwords.txt
 var commonPasswords string
