@@ -6,10 +6,61 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
+
+// The loader's read (infra/fixture, SPEC §7): it validates a whole file against what is stored before
+// it writes anything, so it reads the state of everything the file names at once. These are the terms
+// of that read and of the comment writes (PutComments); handlers never see them.
+
+// MemberKey names a membership by organization and user: a user is a member of an organization at most
+// once.
+type MemberKey struct{ OrganizationID, UserID string }
+
+// CommentTag is one tag of a commented object: what a tag counter counts.
+type CommentTag struct {
+	Object domain.CommentObject
+	Tag    string
+}
+
+// FixtureRefs lists what the loader wants to know about the table. Every list may be empty; ids that
+// are not UUIDs are simply not found.
+type FixtureRefs struct {
+	UserIDs         []string
+	Emails          []string // owners of these email claims, matched case-insensitively
+	OrganizationIDs []string
+	MemberIDs       []string // members by their own id, whatever their organization and user
+	MemberKeys      []MemberKey
+	PortfolioIDs    []string // portfolios by their own id, whatever their organization
+	InvitationIDs   []string
+	CommentIDs      []string
+	Objects         []domain.CommentObject // comment counters
+	Tags            []CommentTag           // tag counters
+}
+
+// FixtureState is what the store found of FixtureRefs. Absent entries do not exist.
+type FixtureState struct {
+	Users         map[string]domain.User
+	EmailOwners   map[string]string // EmailKey(email) → user id
+	Organizations map[string]domain.Organization
+	Members       map[string]domain.Member // by member id
+	MembersByKey  map[MemberKey]domain.Member
+	Portfolios    map[string]domain.Portfolio
+	Invitations   map[string]domain.Invitation
+	Comments      map[string]domain.Comment
+	Objects       map[domain.CommentObject]domain.CommentCount
+	Tags          map[CommentTag]int
+}
+
+// FixtureComment is one comment the loader writes: its new state and, when it replaces a stored
+// comment, the stored one (whose counters and parent's reply count it gives back).
+type FixtureComment struct {
+	Comment  domain.Comment // Replies and Version are the store's: ignored here
+	Previous *domain.Comment
+}
 
 // fixtureIndexQueries is how many GSI1 queries FixtureState runs at once: members and portfolios by id
 // need one query each, and a fixture can name hundreds.
@@ -20,7 +71,7 @@ const fixtureIndexQueries = 16
 // strongly consistent BatchGetItem sequence. The base items are read even for members and portfolios
 // found in the index because the index is eventually consistent and projects only keys: the base item
 // is the truth. Never scans.
-func (s *Store) FixtureState(ctx context.Context, refs domain.FixtureRefs) (domain.FixtureState, error) {
+func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureState, error) {
 	indexKeys := make([]key, 0, len(refs.MemberIDs)+len(refs.PortfolioIDs))
 	for _, id := range refs.MemberIDs {
 		indexKeys = append(indexKeys, memberIndexKey(id))
@@ -30,7 +81,7 @@ func (s *Store) FixtureState(ctx context.Context, refs domain.FixtureRefs) (doma
 	}
 	byIndex, err := s.fixtureIndexLookup(ctx, indexKeys)
 	if err != nil {
-		return domain.FixtureState{}, err
+		return FixtureState{}, err
 	}
 
 	var keys []key
@@ -63,25 +114,25 @@ func (s *Store) FixtureState(ctx context.Context, refs domain.FixtureRefs) (doma
 	}
 	items, err := s.batchGet(ctx, "read fixture state", keys)
 	if err != nil {
-		return domain.FixtureState{}, err
+		return FixtureState{}, err
 	}
 	return decodeFixtureState(refs, byIndex, items)
 }
 
 // decodeFixtureState sorts the items FixtureState read into its maps.
-func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (domain.FixtureState, error) {
-	st := domain.FixtureState{
+func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (FixtureState, error) {
+	st := FixtureState{
 		Users: map[string]domain.User{}, EmailOwners: map[string]string{},
 		Organizations: map[string]domain.Organization{}, Members: map[string]domain.Member{},
-		MembersByKey: map[domain.MemberKey]domain.Member{}, Portfolios: map[string]domain.Portfolio{},
+		MembersByKey: map[MemberKey]domain.Member{}, Portfolios: map[string]domain.Portfolio{},
 		Invitations: map[string]domain.Invitation{}, Comments: map[string]domain.Comment{},
-		Objects: map[domain.CommentObject]domain.CommentCount{}, Tags: map[domain.CommentTag]int{},
+		Objects: map[domain.CommentObject]domain.CommentCount{}, Tags: map[CommentTag]int{},
 	}
 	for _, id := range refs.UserIDs {
 		if item := items[userKey(id)]; item != nil {
 			u, err := decodeUser(item)
 			if err != nil {
-				return domain.FixtureState{}, err
+				return FixtureState{}, err
 			}
 			st.Users[id] = u
 		}
@@ -90,7 +141,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[emailKey(e)]; item != nil {
 			var claim emailItem
 			if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-				return domain.FixtureState{}, fail("decode email claim", err)
+				return FixtureState{}, fail("decode email claim", err)
 			}
 			st.EmailOwners[domain.EmailKey(e)] = claim.UserID
 		}
@@ -99,7 +150,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[orgKey(id)]; item != nil {
 			o, err := decodeOrganization(item)
 			if err != nil {
-				return domain.FixtureState{}, err
+				return FixtureState{}, err
 			}
 			st.Organizations[id] = o
 		}
@@ -108,7 +159,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[memberKey(mk.OrganizationID, mk.UserID)]; item != nil {
 			var it memberItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.FixtureState{}, fail("decode member", err)
+				return FixtureState{}, fail("decode member", err)
 			}
 			st.MembersByKey[mk] = it.domain()
 		}
@@ -118,7 +169,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 			var it memberItem
 			if item := items[k]; item != nil {
 				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return domain.FixtureState{}, fail("decode member", err)
+					return FixtureState{}, fail("decode member", err)
 				}
 			}
 			if it.ID == id { // a stale index entry points at an item that now holds another member
@@ -131,7 +182,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 			var it portfolioItem
 			if item := items[k]; item != nil {
 				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return domain.FixtureState{}, fail("decode portfolio", err)
+					return FixtureState{}, fail("decode portfolio", err)
 				}
 			}
 			if it.ID == id {
@@ -143,7 +194,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[invitationKey(id)]; item != nil {
 			inv, err := decodeInvitation(item)
 			if err != nil {
-				return domain.FixtureState{}, err
+				return FixtureState{}, err
 			}
 			st.Invitations[id] = inv
 		}
@@ -152,7 +203,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[commentKey(id)]; item != nil {
 			c, err := decodeComment(item)
 			if err != nil {
-				return domain.FixtureState{}, err
+				return FixtureState{}, err
 			}
 			st.Comments[id] = c
 		}
@@ -161,7 +212,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[objectCountKey(o.ContentType, o.ObjectID)]; item != nil {
 			var it countItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.FixtureState{}, fail("decode comment count", err)
+				return FixtureState{}, fail("decode comment count", err)
 			}
 			st.Objects[o] = domain.CommentCount{N: it.Count, OrganizationID: it.OrgID}
 		}
@@ -170,7 +221,7 @@ func decodeFixtureState(refs domain.FixtureRefs, byIndex map[key][]key, items ma
 		if item := items[objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag)]; item != nil {
 			var it countItem
 			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return domain.FixtureState{}, fail("decode tag count", err)
+				return FixtureState{}, fail("decode tag count", err)
 			}
 			st.Tags[t] = it.Count
 		}
@@ -219,17 +270,14 @@ func (s *Store) fixtureIndexLookup(ctx context.Context, indexKeys []key) (map[ke
 
 // fixtureIndexQuery returns the base keys of the GSI1 entries with exactly index key ik.
 func (s *Store) fixtureIndexQuery(ctx context.Context, ik key) ([]key, error) {
+	exact := expression.Key(attrGSI1PK).Equal(expression.Value(ik.PK)).And(expression.Key(attrGSI1SK).Equal(expression.Value(ik.SK)))
+	expr, err := expression.NewBuilder().WithKeyCondition(exact).Build()
+	if err != nil {
+		return nil, fail("build GSI1 query", err)
+	}
 	p := dynamodb.NewQueryPaginator(s.db, &dynamodb.QueryInput{
-		TableName:              aws.String(s.table),
-		IndexName:              aws.String(indexGSI1),
-		KeyConditionExpression: aws.String("#pk = :pk AND #sk = :sk"),
-		ExpressionAttributeNames: map[string]string{
-			"#pk": attrGSI1PK, "#sk": attrGSI1SK,
-		},
-		ExpressionAttributeValues: map[string]types.AttributeValue{
-			":pk": &types.AttributeValueMemberS{Value: ik.PK},
-			":sk": &types.AttributeValueMemberS{Value: ik.SK},
-		},
+		TableName: aws.String(s.table), IndexName: aws.String(indexGSI1), KeyConditionExpression: expr.KeyCondition(),
+		ExpressionAttributeNames: expr.Names(), ExpressionAttributeValues: expr.Values(),
 	})
 	var keys []key
 	for p.HasMorePages() {
