@@ -17,7 +17,8 @@ import (
 // before it writes anything; the store gives it the reads for that (FixtureState, fixture_read.go) and
 // one write per kind of entry (fixture_write.go; PutComments in this file) that keeps the table's
 // denormalised data in step: email claims, the memberships copied onto users, comment counters. Together
-// they are the loader's fixture.Store; the types they exchange are domain's (domain/fixture.go).
+// they are the loader's fixture.Store; the types they exchange that are not entities are declared beside
+// the read (fixture_read.go). Every write is built with the expression builder and sent by transact.
 
 // fixtureCommentsPerTx bounds a comment transaction: 25 comments and their counters stay well under
 // TransactWriteItems' 100 items, and grouping cuts the round trips of a 5,000-comment fixture by 25.

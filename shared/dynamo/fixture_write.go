@@ -12,7 +12,7 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// PutFixtureUser creates or replaces user u, claiming its email in the same transaction. previousEmail
+// PutUser creates or replaces user u, claiming its email in the same transaction. previousEmail
 // is the email stored for u.ID ("" for a new user): the write is conditional on it, so the claim it
 // releases when the email changes is the right one. The profile attributes the fixture sets are
 // replaced; memberships (kept in step by member writes), last_login, and date_joined and created_at of
