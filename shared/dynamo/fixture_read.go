@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"cmp"
 	"context"
 	"sync"
 
@@ -128,105 +129,99 @@ func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]m
 		Invitations: map[string]domain.Invitation{}, Comments: map[string]domain.Comment{},
 		Objects: map[domain.CommentObject]domain.CommentCount{}, Tags: map[CommentTag]int{},
 	}
-	for _, id := range refs.UserIDs {
-		if item := items[userKey(id)]; item != nil {
-			u, err := decodeUser(item)
-			if err != nil {
-				return FixtureState{}, err
-			}
-			st.Users[id] = u
-		}
+	emails := map[string]string{}
+	memberID := func(m domain.Member) string { return m.ID }
+	portfolioID := func(p domain.Portfolio) string { return p.ID }
+	// One call per kind; the first that fails to decode is the error.
+	err := cmp.Or(
+		decodeFound(st.Users, refs.UserIDs, userKey, items, decodeUser),
+		decodeFound(emails, refs.Emails, emailKey, items, decodeClaimOwner),
+		decodeFound(st.Organizations, refs.OrganizationIDs, orgKey, items, decodeOrganization),
+		decodeFound(st.MembersByKey, refs.MemberKeys, MemberKey.key, items, decodeMember),
+		decodeIndexed(st.Members, refs.MemberIDs, memberIndexKey, memberID, byIndex, items, decodeMember),
+		decodeIndexed(st.Portfolios, refs.PortfolioIDs, portfolioIndexKey, portfolioID, byIndex, items, decodePortfolio),
+		decodeFound(st.Invitations, refs.InvitationIDs, invitationKey, items, decodeInvitation),
+		decodeFound(st.Comments, refs.CommentIDs, commentKey, items, decodeComment),
+		decodeFound(st.Objects, refs.Objects, countKeyOf, items, decodeObjectCount),
+		decodeFound(st.Tags, refs.Tags, CommentTag.key, items, decodeTagCount),
+	)
+	if err != nil {
+		return FixtureState{}, err
 	}
-	for _, e := range refs.Emails {
-		if item := items[emailKey(e)]; item != nil {
-			var claim emailItem
-			if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
-				return FixtureState{}, fail("decode email claim", err)
-			}
-			st.EmailOwners[domain.EmailKey(e)] = claim.UserID
-		}
-	}
-	for _, id := range refs.OrganizationIDs {
-		if item := items[orgKey(id)]; item != nil {
-			o, err := decodeOrganization(item)
-			if err != nil {
-				return FixtureState{}, err
-			}
-			st.Organizations[id] = o
-		}
-	}
-	for _, mk := range refs.MemberKeys {
-		if item := items[memberKey(mk.OrganizationID, mk.UserID)]; item != nil {
-			var it memberItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode member", err)
-			}
-			st.MembersByKey[mk] = it.domain()
-		}
-	}
-	for _, id := range refs.MemberIDs {
-		for _, k := range byIndex[memberIndexKey(id)] {
-			var it memberItem
-			if item := items[k]; item != nil {
-				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return FixtureState{}, fail("decode member", err)
-				}
-			}
-			if it.ID == id { // a stale index entry points at an item that now holds another member
-				st.Members[id] = it.domain()
-			}
-		}
-	}
-	for _, id := range refs.PortfolioIDs {
-		for _, k := range byIndex[portfolioIndexKey(id)] {
-			var it portfolioItem
-			if item := items[k]; item != nil {
-				if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-					return FixtureState{}, fail("decode portfolio", err)
-				}
-			}
-			if it.ID == id {
-				st.Portfolios[id] = it.domain()
-			}
-		}
-	}
-	for _, id := range refs.InvitationIDs {
-		if item := items[invitationKey(id)]; item != nil {
-			inv, err := decodeInvitation(item)
-			if err != nil {
-				return FixtureState{}, err
-			}
-			st.Invitations[id] = inv
-		}
-	}
-	for _, id := range refs.CommentIDs {
-		if item := items[commentKey(id)]; item != nil {
-			c, err := decodeComment(item)
-			if err != nil {
-				return FixtureState{}, err
-			}
-			st.Comments[id] = c
-		}
-	}
-	for _, o := range refs.Objects {
-		if item := items[objectCountKey(o.ContentType, o.ObjectID)]; item != nil {
-			var it countItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode comment count", err)
-			}
-			st.Objects[o] = domain.CommentCount{N: it.Count, OrganizationID: it.OrgID}
-		}
-	}
-	for _, t := range refs.Tags {
-		if item := items[objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag)]; item != nil {
-			var it countItem
-			if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-				return FixtureState{}, fail("decode tag count", err)
-			}
-			st.Tags[t] = it.Count
-		}
+	for e, owner := range emails {
+		st.EmailOwners[domain.EmailKey(e)] = owner
 	}
 	return st, nil
+}
+
+func (mk MemberKey) key() key { return memberKey(mk.OrganizationID, mk.UserID) }
+func (t CommentTag) key() key {
+	return objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag)
+}
+
+func countKeyOf(o domain.CommentObject) key { return objectCountKey(o.ContentType, o.ObjectID) }
+
+func decodeClaimOwner(item map[string]types.AttributeValue) (string, error) {
+	var claim emailItem
+	if err := attributevalue.UnmarshalMap(item, &claim); err != nil {
+		return "", fail("decode email claim", err)
+	}
+	return claim.UserID, nil
+}
+
+func decodeMember(item map[string]types.AttributeValue) (domain.Member, error) {
+	var it memberItem
+	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
+		return domain.Member{}, fail("decode member", err)
+	}
+	return it.domain(), nil
+}
+
+func decodeObjectCount(item map[string]types.AttributeValue) (domain.CommentCount, error) {
+	c, err := decodeCount(item)
+	return domain.CommentCount{N: c.Count, OrganizationID: c.OrgID}, err
+}
+
+func decodeTagCount(item map[string]types.AttributeValue) (int, error) {
+	c, err := decodeCount(item)
+	return c.Count, err
+}
+
+// decodeFound decodes into out, under its reference, each item of refs that was found.
+func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key, items map[key]map[string]types.AttributeValue,
+	decode func(map[string]types.AttributeValue) (V, error)) error {
+	for _, r := range refs {
+		if item := items[keyOf(r)]; item != nil {
+			v, err := decode(item)
+			if err != nil {
+				return err
+			}
+			out[r] = v
+		}
+	}
+	return nil
+}
+
+// decodeIndexed decodes into out, under its id, each entity GSI1 found for ids. The index may be stale:
+// an item that now holds another entity (or none) is not it.
+func decodeIndexed[V any](out map[string]V, ids []string, indexKey func(string) key, idOf func(V) string, byIndex map[key][]key,
+	items map[key]map[string]types.AttributeValue, decode func(map[string]types.AttributeValue) (V, error)) error {
+	for _, id := range ids {
+		for _, k := range byIndex[indexKey(id)] {
+			item := items[k]
+			if item == nil {
+				continue
+			}
+			v, err := decode(item)
+			if err != nil {
+				return err
+			}
+			if idOf(v) == id {
+				out[id] = v
+			}
+		}
+	}
+	return nil
 }
 
 // fixtureIndexLookup queries GSI1 for each index key and returns the base-table keys of the items
