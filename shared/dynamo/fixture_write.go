@@ -223,7 +223,7 @@ func (s *Store) PutPortfolio(ctx context.Context, p domain.Portfolio, previousOr
 // is conditional on it, like every invitation save, so that a concurrent API save is not lost silently.
 // Returns ECONFLICT when the invitation changed since it was read.
 func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, previousVersion int64) error {
-	refs, err := s.InvitationPageRefs(ctx, []domain.Invitation{inv})
+	refs, err := s.invitationPageRefs(ctx, []domain.Invitation{inv})
 	if err != nil {
 		return err
 	}
@@ -267,7 +267,7 @@ func (s *Store) RefreshInvitationCopies(ctx context.Context, orgIDs []string) er
 			continue
 		}
 		// What the organization's invitations refer to, read together (batches of 100 keys, in parallel).
-		refs, err := s.InvitationPageRefs(ctx, invs)
+		refs, err := s.invitationPageRefs(ctx, invs)
 		if err != nil {
 			return err
 		}
@@ -295,7 +295,7 @@ func (s *Store) refreshInvitationCopy(ctx context.Context, inv domain.Invitation
 		}
 		return err
 	}
-	if refs, err = s.InvitationPageRefs(ctx, []domain.Invitation{inv}); err != nil {
+	if refs, err = s.invitationPageRefs(ctx, []domain.Invitation{inv}); err != nil {
 		return err
 	}
 	return s.saveShown(ctx, inv, refs)
