@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // commentWorld is one object of one organization with comments written through the fixture store
@@ -48,7 +49,7 @@ func (w *commentWorld) put(t *testing.T, object domain.CommentObject, org, tag, 
 	if parent != "" {
 		c.ParentID = &parent
 	}
-	must(t, w.db.Store.PutFixtureComments(context.Background(), []domain.FixtureComment{{Comment: c}}))
+	must(t, w.db.Store.PutComments(context.Background(), []dynamo.FixtureComment{{Comment: c}}))
 	return w.get(t, c.ID)
 }
 
@@ -166,7 +167,7 @@ func TestCommentIndexAndPage(t *testing.T) {
 		old := c
 		c.CommenterID = u.ID
 		// The commenter is not writable through the API; set it through the fixture path.
-		must(t, w.db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: c, Previous: &old}}))
+		must(t, w.db.Store.PutComments(ctx, []dynamo.FixtureComment{{Comment: c, Previous: &old}}))
 		ids = append(ids, c.ID)
 	}
 	for _, tc := range []struct {

@@ -5,10 +5,9 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -16,9 +15,10 @@ import (
 // The fixture loader (infra/fixture, SPEC §7) creates what the API cannot: organizations, members,
 // portfolios, invitations and comments. It parses and validates a whole file against what is stored
 // before it writes anything; the store gives it the reads for that (FixtureState, fixture_read.go) and
-// one write per kind of entry (fixture_write.go; PutFixtureComments in this file) that keeps the table's
+// one write per kind of entry (fixture_write.go; PutComments in this file) that keeps the table's
 // denormalised data in step: email claims, the memberships copied onto users, comment counters. Together
-// they are the loader's fixture.Store; the types they exchange are domain's (domain/fixture.go).
+// they are the loader's fixture.Store; the types they exchange that are not entities are declared beside
+// the read (fixture_read.go). Every write is built with the expression builder and sent by transact.
 
 // fixtureCommentsPerTx bounds a comment transaction: 25 comments and their counters stay well under
 // TransactWriteItems' 100 items, and grouping cuts the round trips of a 5,000-comment fixture by 25.
@@ -28,7 +28,7 @@ const (
 	fixtureMaxTransactBytes = 3 << 20 // TransactWriteItems takes 4 MB; texts of 100,000 characters add up
 )
 
-// PutFixtureComments creates or replaces comments. Each transaction holds up to 25 comments of one
+// PutComments creates or replaces comments. Each transaction holds up to 25 comments of one
 // object together with the exact change of every counter they touch, summed per item: the object's
 // COUNT (n, and org_id = the comments' organization) and COUNT#TAG# counters, the parents' replies,
 // and for a replaced comment the counters and parent it leaves. So after any transaction the counters
@@ -38,9 +38,9 @@ const (
 // before its replies. A replaced comment is updated in place without touching its replies (other
 // transactions may be adding to them), conditional on its stored version; a new one is put only if
 // absent. Returns ECONFLICT when a comment changed since it was read.
-func (s *Store) PutFixtureComments(ctx context.Context, comments []domain.FixtureComment) error {
+func (s *Store) PutComments(ctx context.Context, comments []FixtureComment) error {
 	var order []domain.CommentObject
-	groups := map[domain.CommentObject][]domain.FixtureComment{}
+	groups := map[domain.CommentObject][]FixtureComment{}
 	for _, fc := range comments {
 		o := domain.CommentObject{ContentType: fc.Comment.ContentType, ObjectID: fc.Comment.ObjectID}
 		if _, ok := groups[o]; !ok {
@@ -68,7 +68,7 @@ func (s *Store) PutFixtureComments(ctx context.Context, comments []domain.Fixtur
 
 // fixtureCommentTx collects the comments of one transaction and the summed counter changes they make.
 type fixtureCommentTx struct {
-	comments []domain.FixtureComment
+	comments []FixtureComment
 	touched  map[key]bool   // every item the transaction writes
 	bytes    int            // a generous estimate of the size of the comments
 	replies  map[string]int // comment id → change of its replies
@@ -83,7 +83,7 @@ func newFixtureCommentTx() *fixtureCommentTx {
 
 // fixtureCommentTouches lists the items a comment write changes: the comment, and the counters and parent
 // of its new and (when replaced) its stored state.
-func fixtureCommentTouches(fc domain.FixtureComment) []key {
+func fixtureCommentTouches(fc FixtureComment) []key {
 	keys := []key{commentKey(fc.Comment.ID)}
 	for _, c := range []*domain.Comment{&fc.Comment, fc.Previous} {
 		if c == nil {
@@ -101,7 +101,7 @@ func fixtureCommentTouches(fc domain.FixtureComment) []key {
 }
 
 // fits reports whether fc can join the transaction without passing its limits.
-func (tx *fixtureCommentTx) fits(fc domain.FixtureComment) bool {
+func (tx *fixtureCommentTx) fits(fc FixtureComment) bool {
 	if len(tx.comments) >= fixtureCommentsPerTx || (len(tx.comments) > 0 && tx.bytes+fixtureCommentSize(fc.Comment) > fixtureMaxTransactBytes) {
 		return false
 	}
@@ -122,7 +122,7 @@ func fixtureCommentSize(c domain.Comment) int {
 
 // add puts fc into the transaction: its stored state's counters go down, its new state's go up, and
 // its object's counter takes its organization.
-func (tx *fixtureCommentTx) add(fc domain.FixtureComment) {
+func (tx *fixtureCommentTx) add(fc FixtureComment) {
 	tx.comments = append(tx.comments, fc)
 	tx.bytes += fixtureCommentSize(fc.Comment)
 	for _, k := range fixtureCommentTouches(fc) {
@@ -171,7 +171,12 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 			if err != nil {
 				return fail("encode comment", err)
 			}
-			items = append(items, types.TransactWriteItem{Put: &types.Put{Item: item, ConditionExpression: aws.String("attribute_not_exists(PK)")}})
+			absent := itemAbsent()
+			put, err := putItem(item, &absent)
+			if err != nil {
+				return err
+			}
+			items = append(items, put)
 			what = append(what, "comment "+c.ID+" was created since it was read")
 			continue
 		}
@@ -180,17 +185,17 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 		if err != nil {
 			return err
 		}
-		items = append(items, types.TransactWriteItem{Update: update})
+		items = append(items, update)
 		what = append(what, "comment "+c.ID+" was changed since it was read")
 	}
 	for _, id := range slices.Sorted(maps.Keys(tx.replies)) {
 		if r := tx.replies[id]; !written[id] && r != 0 {
-			items = append(items, types.TransactWriteItem{Update: &types.Update{
-				Key:                       commentKey(id).av(),
-				UpdateExpression:          aws.String("ADD replies :r"),
-				ConditionExpression:       aws.String("attribute_exists(PK)"),
-				ExpressionAttributeValues: map[string]types.AttributeValue{":r": fixtureNumber(r)},
-			}})
+			present := itemPresent()
+			update, err := updateItem(commentKey(id), expression.Add(expression.Name("replies"), expression.Value(r)), &present)
+			if err != nil {
+				return err
+			}
+			items = append(items, update)
 			what = append(what, "parent comment "+id+" does not exist")
 		}
 	}
@@ -199,16 +204,15 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 		if tx.counts[k] == 0 && !owner {
 			continue
 		}
-		update := &types.Update{
-			Key:                       k.av(),
-			UpdateExpression:          aws.String("ADD n :d"),
-			ExpressionAttributeValues: map[string]types.AttributeValue{":d": fixtureNumber(tx.counts[k])},
-		}
+		upd := expression.Add(expression.Name("n"), expression.Value(tx.counts[k]))
 		if owner {
-			*update.UpdateExpression += " SET org_id = :org"
-			update.ExpressionAttributeValues[":org"] = fixtureString(org)
+			upd = upd.Set(expression.Name("org_id"), expression.Value(org))
 		}
-		items = append(items, types.TransactWriteItem{Update: update})
+		update, err := updateItem(k, upd, nil)
+		if err != nil {
+			return err
+		}
+		items = append(items, update)
 		what = append(what, "")
 	}
 	first := tx.comments[0].Comment
@@ -224,39 +228,24 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 // fixtureCommentUpdate replaces stored comment c in place: every attribute but its keys and replies (which
 // only reply writes change) is set, the tag index keys go when the tag does, replies moves by
 // repliesDelta. Conditional on the stored version.
-func fixtureCommentUpdate(c domain.Comment, repliesDelta int, storedVersion int64) (*types.Update, error) {
+func fixtureCommentUpdate(c domain.Comment, repliesDelta int, storedVersion int64) (types.TransactWriteItem, error) {
 	item, err := attributevalue.MarshalMap(toCommentItem(c))
 	if err != nil {
-		return nil, fail("encode comment", err)
+		return types.TransactWriteItem{}, fail("encode comment", err)
 	}
-	u := &types.Update{
-		Key:                       commentKey(c.ID).av(),
-		ConditionExpression:       aws.String("#version = :stored_version"),
-		ExpressionAttributeNames:  map[string]string{},
-		ExpressionAttributeValues: map[string]types.AttributeValue{":stored_version": fixtureNumber(storedVersion)},
-	}
-	var set []string
+	var upd expression.UpdateBuilder
 	for _, name := range slices.Sorted(maps.Keys(item)) {
 		if name == attrPK || name == attrSK || name == "replies" {
 			continue
 		}
-		u.ExpressionAttributeNames["#"+name] = name
-		u.ExpressionAttributeValues[":"+name] = item[name]
-		set = append(set, fmt.Sprintf("#%s = :%s", name, name))
+		upd = upd.Set(expression.Name(name), expression.Value(item[name]))
 	}
-	expr := "SET " + strings.Join(set, ", ")
 	if _, tagged := item[attrGSI2PK]; !tagged {
-		u.ExpressionAttributeNames["#gsi2pk"], u.ExpressionAttributeNames["#gsi2sk"] = attrGSI2PK, attrGSI2SK
-		expr += " REMOVE #gsi2pk, #gsi2sk"
+		upd = upd.Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
 	}
 	if repliesDelta != 0 {
-		u.ExpressionAttributeValues[":replies_delta"] = fixtureNumber(repliesDelta)
-		expr += " ADD replies :replies_delta"
+		upd = upd.Add(expression.Name("replies"), expression.Value(repliesDelta))
 	}
-	u.UpdateExpression = aws.String(expr)
-	return u, nil
-}
-
-func fixtureNumber[N int | int64](n N) types.AttributeValue {
-	return &types.AttributeValueMemberN{Value: fmt.Sprint(n)}
+	asRead := expression.Name(attrVersion).Equal(expression.Value(storedVersion))
+	return updateItem(commentKey(c.ID), upd, &asRead)
 }

@@ -11,12 +11,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // fxNow is the time of every write these tests make: stored timestamps then compare exactly.
 var fxNow = time.Date(2026, 11, 20, 10, 0, 0, 123456000, time.UTC)
 
-func fxState(t *testing.T, db *testkit.DB, refs domain.FixtureRefs) domain.FixtureState {
+func fxState(t *testing.T, db *testkit.DB, refs dynamo.FixtureRefs) dynamo.FixtureState {
 	t.Helper()
 	st, err := db.Store.FixtureState(context.Background(), refs)
 	if err != nil {
@@ -44,11 +45,11 @@ func fxAdministeredOrg(t *testing.T, db *testkit.DB) (domain.User, domain.Organi
 	t.Helper()
 	ctx := context.Background()
 	u := fxUser("ada-" + uuid.NewString()[:8] + "@example.com")
-	fxMust(t, db.Store.PutFixtureUser(ctx, u, ""))
+	fxMust(t, db.Store.PutUser(ctx, u, ""))
 	org := domain.Organization{ID: uuid.NewString(), Name: "Acme"}
-	fxMust(t, db.Store.PutFixtureOrganization(ctx, org))
+	fxMust(t, db.Store.PutOrganization(ctx, org, ""))
 	m := domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID, Role: domain.RoleAdministrator}
-	fxMust(t, db.Store.PutFixtureMember(ctx, m, org.Name, nil))
+	fxMust(t, db.Store.PutMember(ctx, m, org.Name, nil))
 	return u, org, m
 }
 
@@ -57,31 +58,31 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 	db := testkit.NewDB(t)
 	u, org, m := fxAdministeredOrg(t, db)
 	pf := domain.Portfolio{ID: uuid.NewString(), OrganizationID: org.ID, Name: "Growth"}
-	fxMust(t, db.Store.PutFixturePortfolio(ctx, pf, ""))
+	fxMust(t, db.Store.PutPortfolio(ctx, pf, ""))
 	inv := domain.Invitation{
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org.ID, InviterMemberID: m.ID, InviterUserID: u.ID,
 		Email: "bob@example.com", PortfolioIDs: []string{pf.ID}, ExpiryDate: fxNow.Add(time.Hour), CreatedAt: fxNow,
 		UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutFixtureInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
 	obj := domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}
 	c := domain.Comment{
 		ID: uuid.NewString(), OrganizationID: org.ID, CommenterID: u.ID, ContentType: obj.ContentType, ObjectID: obj.ObjectID,
 		Tag: domain.Ptr("review"), Text: "Looks good", CreatedAt: fxNow, UpdatedAt: fxNow,
 	}
-	fxMust(t, db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: c}}))
+	fxMust(t, db.Store.PutComments(ctx, []dynamo.FixtureComment{{Comment: c}}))
 
 	missing := uuid.NewString()
-	key := domain.MemberKey{OrganizationID: org.ID, UserID: u.ID}
-	tag := domain.CommentTag{Object: obj, Tag: "review"}
+	key := dynamo.MemberKey{OrganizationID: org.ID, UserID: u.ID}
+	tag := dynamo.CommentTag{Object: obj, Tag: "review"}
 	db.Calls.Reset()
-	st := fxState(t, db, domain.FixtureRefs{
+	st := fxState(t, db, dynamo.FixtureRefs{
 		UserIDs: []string{u.ID, missing}, Emails: []string{u.Email, "nobody@example.com"},
 		OrganizationIDs: []string{org.ID, missing}, MemberIDs: []string{m.ID, missing},
-		MemberKeys: []domain.MemberKey{key, {OrganizationID: missing, UserID: u.ID}}, PortfolioIDs: []string{pf.ID, missing},
+		MemberKeys: []dynamo.MemberKey{key, {OrganizationID: missing, UserID: u.ID}}, PortfolioIDs: []string{pf.ID, missing},
 		InvitationIDs: []string{inv.ID, missing}, CommentIDs: []string{c.ID, missing},
 		Objects: []domain.CommentObject{obj, {ContentType: "report", ObjectID: missing}},
-		Tags:    []domain.CommentTag{tag, {Object: obj, Tag: "other"}},
+		Tags:    []dynamo.CommentTag{tag, {Object: obj, Tag: "other"}},
 	})
 	for _, op := range db.Calls.Ops() {
 		if op != "Query" && op != "BatchGetItem" {
@@ -94,20 +95,20 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 		OrganizationName: org.Name, Inviter: domain.Person{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email},
 		Portfolios: []domain.Portfolio{{ID: pf.ID, Name: pf.Name}},
 	}
-	want := domain.FixtureState{
+	want := dynamo.FixtureState{
 		Users: map[string]domain.User{u.ID: u}, EmailOwners: map[string]string{u.Email: u.ID},
 		Organizations: map[string]domain.Organization{org.ID: org}, Members: map[string]domain.Member{m.ID: m},
-		MembersByKey: map[domain.MemberKey]domain.Member{key: m}, Portfolios: map[string]domain.Portfolio{pf.ID: pf},
+		MembersByKey: map[dynamo.MemberKey]domain.Member{key: m}, Portfolios: map[string]domain.Portfolio{pf.ID: pf},
 		Invitations: map[string]domain.Invitation{inv.ID: inv}, Comments: map[string]domain.Comment{c.ID: c},
 		Objects: map[domain.CommentObject]domain.CommentCount{obj: {N: 1, OrganizationID: org.ID}},
-		Tags:    map[domain.CommentTag]int{tag: 1},
+		Tags:    map[dynamo.CommentTag]int{tag: 1},
 	}
 	if !reflect.DeepEqual(st, want) {
 		t.Fatalf("state:\n got %+v\nwant %+v", st, want)
 	}
 }
 
-func TestPutFixtureUserKeepsTheEmailClaimInStep(t *testing.T) {
+func TestPutUserKeepsTheEmailClaimInStep(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	other := db.User(t, testkit.NewUser{Email: "taken@example.com", Hash: "pbkdf2_sha256$1$s$h"})
@@ -125,16 +126,16 @@ func TestPutFixtureUserKeepsTheEmailClaimInStep(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			u := fxUser("ada-" + uuid.NewString()[:8] + "@example.com")
-			fxMust(t, db.Store.PutFixtureUser(ctx, u, ""))
+			fxMust(t, db.Store.PutUser(ctx, u, ""))
 			org := domain.Organization{ID: uuid.NewString(), Name: "Acme"}
-			fxMust(t, db.Store.PutFixtureOrganization(ctx, org))
+			fxMust(t, db.Store.PutOrganization(ctx, org, ""))
 			m := domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID}
-			fxMust(t, db.Store.PutFixtureMember(ctx, m, org.Name, nil))
+			fxMust(t, db.Store.PutMember(ctx, m, org.Name, nil))
 
 			next := u
 			next.Email, next.FirstName, next.UpdatedAt = tt.email(u.Email), nil, fxNow.Add(time.Hour)
 			next.DateJoined, next.CreatedAt = fxNow.Add(time.Hour), fxNow.Add(time.Hour) // the stored ones stay
-			err := db.Store.PutFixtureUser(ctx, next, u.Email)
+			err := db.Store.PutUser(ctx, next, u.Email)
 			if tt.wantCode != "" {
 				if domain.ErrorCode(err) != tt.wantCode {
 					t.Fatalf("err = %v, want %s", err, tt.wantCode)
@@ -163,13 +164,13 @@ func TestPutFixtureUserKeepsTheEmailClaimInStep(t *testing.T) {
 	}
 }
 
-func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
+func TestPutMemberMovesTheMembership(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	acme := domain.Organization{ID: uuid.NewString(), Name: "Acme"}
 	globex := domain.Organization{ID: uuid.NewString(), Name: "Globex"}
-	fxMust(t, db.Store.PutFixtureOrganization(ctx, acme))
-	fxMust(t, db.Store.PutFixtureOrganization(ctx, globex))
+	fxMust(t, db.Store.PutOrganization(ctx, acme, ""))
+	fxMust(t, db.Store.PutOrganization(ctx, globex, ""))
 	orgName := map[string]string{acme.ID: acme.Name, globex.ID: globex.Name}
 
 	tests := []struct {
@@ -186,7 +187,7 @@ func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			first, second := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"}), db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
 			before := domain.Member{ID: uuid.NewString(), OrganizationID: acme.ID, UserID: first.ID, Role: domain.RoleMember}
-			fxMust(t, db.Store.PutFixtureMember(ctx, before, acme.Name, nil))
+			fxMust(t, db.Store.PutMember(ctx, before, acme.Name, nil))
 			after := before
 			after.Role = domain.RoleAdministrator
 			if tt.otherOrg {
@@ -195,14 +196,14 @@ func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
 			if tt.otherUser {
 				after.UserID = second.ID
 			}
-			fxMust(t, db.Store.PutFixtureMember(ctx, after, orgName[after.OrganizationID], &before))
+			fxMust(t, db.Store.PutMember(ctx, after, orgName[after.OrganizationID], &before))
 
-			oldKey := domain.MemberKey{OrganizationID: before.OrganizationID, UserID: before.UserID}
-			newKey := domain.MemberKey{OrganizationID: after.OrganizationID, UserID: after.UserID}
-			st := fxState(t, db, domain.FixtureRefs{
-				MemberIDs: []string{after.ID}, MemberKeys: []domain.MemberKey{oldKey, newKey}, UserIDs: []string{first.ID, second.ID},
+			oldKey := dynamo.MemberKey{OrganizationID: before.OrganizationID, UserID: before.UserID}
+			newKey := dynamo.MemberKey{OrganizationID: after.OrganizationID, UserID: after.UserID}
+			st := fxState(t, db, dynamo.FixtureRefs{
+				MemberIDs: []string{after.ID}, MemberKeys: []dynamo.MemberKey{oldKey, newKey}, UserIDs: []string{first.ID, second.ID},
 			})
-			wantByKey := map[domain.MemberKey]domain.Member{newKey: after}
+			wantByKey := map[dynamo.MemberKey]domain.Member{newKey: after}
 			if !reflect.DeepEqual(st.Members, map[string]domain.Member{after.ID: after}) || !reflect.DeepEqual(st.MembersByKey, wantByKey) {
 				t.Fatalf("members by id %+v, by key %+v; want only %+v", st.Members, st.MembersByKey, after)
 			}
@@ -222,27 +223,27 @@ func TestPutFixtureMemberMovesTheMembership(t *testing.T) {
 	t.Run("another member of the same user and organization is refused", func(t *testing.T) {
 		u := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
 		m := domain.Member{ID: uuid.NewString(), OrganizationID: acme.ID, UserID: u.ID}
-		fxMust(t, db.Store.PutFixtureMember(ctx, m, acme.Name, nil))
+		fxMust(t, db.Store.PutMember(ctx, m, acme.Name, nil))
 		dup := domain.Member{ID: uuid.NewString(), OrganizationID: acme.ID, UserID: u.ID, Role: domain.RoleAdministrator}
-		if err := db.Store.PutFixtureMember(ctx, dup, acme.Name, nil); domain.ErrorCode(err) != domain.EINVALID {
+		if err := db.Store.PutMember(ctx, dup, acme.Name, nil); domain.ErrorCode(err) != domain.EINVALID {
 			t.Fatalf("err = %v, want EINVALID", err)
 		}
-		st := fxState(t, db, domain.FixtureRefs{MemberIDs: []string{m.ID, dup.ID}, UserIDs: []string{u.ID}})
+		st := fxState(t, db, dynamo.FixtureRefs{MemberIDs: []string{m.ID, dup.ID}, UserIDs: []string{u.ID}})
 		if len(st.Members) != 1 || st.Members[m.ID] != m || st.Users[u.ID].Memberships[0].MemberID != m.ID {
 			t.Fatalf("state after refusal: %+v, user %+v", st.Members, st.Users[u.ID])
 		}
 	})
 }
 
-func TestPutFixtureOrganizationRenameFollowsIntoMemberships(t *testing.T) {
+func TestPutOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	org := domain.Organization{ID: uuid.NewString(), Name: "Acme"}
-	fxMust(t, db.Store.PutFixtureOrganization(ctx, org))
+	fxMust(t, db.Store.PutOrganization(ctx, org, ""))
 	var users []domain.User
 	for range 3 {
 		u := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
-		fxMust(t, db.Store.PutFixtureMember(ctx, domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID}, org.Name, nil))
+		fxMust(t, db.Store.PutMember(ctx, domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID}, org.Name, nil))
 		users = append(users, u)
 	}
 	for _, tt := range []struct {
@@ -254,7 +255,7 @@ func TestPutFixtureOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db.Calls.Reset()
-			fxMust(t, db.Store.PutFixtureOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.rename}))
+			fxMust(t, db.Store.PutOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.rename}, org.Name))
 			if got := db.Calls.Ops(); !reflect.DeepEqual(got, tt.wantOps) {
 				t.Errorf("calls %v, want %v", got, tt.wantOps)
 			}
@@ -265,7 +266,7 @@ func TestPutFixtureOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 					t.Errorf("memberships of %s = %+v, want org_name %q", u.ID, got.Memberships, tt.rename)
 				}
 			}
-			st := fxState(t, db, domain.FixtureRefs{OrganizationIDs: []string{org.ID}})
+			st := fxState(t, db, dynamo.FixtureRefs{OrganizationIDs: []string{org.ID}})
 			if st.Organizations[org.ID].Name != tt.rename {
 				t.Errorf("organization name %q, want %q", st.Organizations[org.ID].Name, tt.rename)
 			}
@@ -273,28 +274,28 @@ func TestPutFixtureOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 	}
 }
 
-func TestPutFixturePortfolioMovesBetweenOrganizations(t *testing.T) {
+func TestPutPortfolioMovesBetweenOrganizations(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	pf := domain.Portfolio{ID: uuid.NewString(), OrganizationID: uuid.NewString(), Name: "Growth"}
-	fxMust(t, db.Store.PutFixturePortfolio(ctx, pf, ""))
+	fxMust(t, db.Store.PutPortfolio(ctx, pf, ""))
 	moved := domain.Portfolio{ID: pf.ID, OrganizationID: uuid.NewString(), Name: "Income"}
-	fxMust(t, db.Store.PutFixturePortfolio(ctx, moved, pf.OrganizationID))
+	fxMust(t, db.Store.PutPortfolio(ctx, moved, pf.OrganizationID))
 	db.Calls.Reset()
-	st := fxState(t, db, domain.FixtureRefs{PortfolioIDs: []string{pf.ID}})
+	st := fxState(t, db, dynamo.FixtureRefs{PortfolioIDs: []string{pf.ID}})
 	if !reflect.DeepEqual(st.Portfolios, map[string]domain.Portfolio{pf.ID: moved}) {
 		t.Fatalf("portfolios %+v, want only %+v", st.Portfolios, moved)
 	}
 }
 
-func TestPutFixtureInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
+func TestPutInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	inv := domain.Invitation{
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: uuid.NewString(), InviterMemberID: uuid.NewString(),
 		InviterUserID: uuid.NewString(), Email: "bob@example.com", ExpiryDate: fxNow, CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutFixtureInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
 	for _, tt := range []struct {
 		name     string
 		previous int64
@@ -307,30 +308,30 @@ func TestPutFixtureInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			next := inv
 			next.Version, next.Status = 2, domain.StatusAccepted
-			err := db.Store.PutFixtureInvitation(ctx, next, tt.previous)
+			err := db.Store.PutInvitation(ctx, next, tt.previous)
 			if domain.ErrorCode(err) != tt.wantCode && !(tt.wantCode == "" && err == nil) {
 				t.Fatalf("err = %v, want %q", err, tt.wantCode)
 			}
 		})
 	}
-	st := fxState(t, db, domain.FixtureRefs{InvitationIDs: []string{inv.ID}})
+	st := fxState(t, db, dynamo.FixtureRefs{InvitationIDs: []string{inv.ID}})
 	if got := st.Invitations[inv.ID]; got.Version != 2 || got.Status != domain.StatusAccepted {
 		t.Fatalf("invitation %+v, want version 2 accepted", got)
 	}
 }
 
 // fxCounters is what the counters of the objects and tags named say, and the comments' replies and
-// versions: everything PutFixtureComments must keep exact.
+// versions: everything PutComments must keep exact.
 type fxCounters struct {
 	Objects  map[domain.CommentObject]domain.CommentCount
-	Tags     map[domain.CommentTag]int
+	Tags     map[dynamo.CommentTag]int
 	Replies  map[string]int
 	Versions map[string]int64
 }
 
-func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject, tags []domain.CommentTag, ids []string) fxCounters {
+func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject, tags []dynamo.CommentTag, ids []string) fxCounters {
 	t.Helper()
-	st := fxState(t, db, domain.FixtureRefs{Objects: objects, Tags: tags, CommentIDs: ids})
+	st := fxState(t, db, dynamo.FixtureRefs{Objects: objects, Tags: tags, CommentIDs: ids})
 	got := fxCounters{Objects: st.Objects, Tags: st.Tags, Replies: map[string]int{}, Versions: map[string]int64{}}
 	for id, c := range st.Comments {
 		got.Replies[id], got.Versions[id] = c.Replies, c.Version
@@ -338,7 +339,7 @@ func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject
 	return got
 }
 
-func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
+func TestPutCommentsKeepsCountersExact(t *testing.T) {
 	ctx := context.Background()
 	db := testkit.NewDB(t)
 	org, commenter := uuid.NewString(), uuid.NewString()
@@ -357,71 +358,71 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 		}
 		return c
 	}
-	tagOf := func(o domain.CommentObject, tag string) domain.CommentTag {
-		return domain.CommentTag{Object: o, Tag: tag}
+	tagOf := func(o domain.CommentObject, tag string) dynamo.CommentTag {
+		return dynamo.CommentTag{Object: o, Tag: tag}
 	}
 	objects := []domain.CommentObject{x, y}
-	tags := []domain.CommentTag{tagOf(x, "a"), tagOf(x, "b"), tagOf(y, "a"), tagOf(y, "b")}
+	tags := []dynamo.CommentTag{tagOf(x, "a"), tagOf(x, "b"), tagOf(y, "a"), tagOf(y, "b")}
 
 	// 60 comments on x: a root and 59 replies to it, tagged a, b or nothing in turn. They take three
 	// transactions (25 a transaction), the root's reply count spread over all three.
 	root := comment(x, "", nil, "root")
-	writes := []domain.FixtureComment{{Comment: root}}
+	writes := []dynamo.FixtureComment{{Comment: root}}
 	ids := []string{root.ID}
 	for i := range 59 {
 		c := comment(x, []string{"a", "b", ""}[i%3], &root, fmt.Sprint("reply ", i))
-		writes = append(writes, domain.FixtureComment{Comment: c})
+		writes = append(writes, dynamo.FixtureComment{Comment: c})
 		ids = append(ids, c.ID)
 	}
 	yRoot := comment(y, "", nil, "y root")
 	ids = append(ids, yRoot.ID)
 	db.Calls.Reset()
-	fxMust(t, db.Store.PutFixtureComments(ctx, append(writes, domain.FixtureComment{Comment: yRoot})))
+	fxMust(t, db.Store.PutComments(ctx, append(writes, dynamo.FixtureComment{Comment: yRoot})))
 	if got := len(db.Calls.Ops()); got != 4 {
 		t.Errorf("61 comments on two objects took %d calls %v, want 4 transactions", got, db.Calls.Ops())
 	}
-	stored := fxState(t, db, domain.FixtureRefs{CommentIDs: ids}).Comments
+	stored := fxState(t, db, dynamo.FixtureRefs{CommentIDs: ids}).Comments
 	mover := stored[ids[1]] // reply 0: tag a, parent root, on x
 
 	steps := []struct {
 		name   string
-		writes func() []domain.FixtureComment
+		writes func() []dynamo.FixtureComment
 		want   fxCounters
 	}{
 		{
 			name:   "new comments",
-			writes: func() []domain.FixtureComment { return nil },
+			writes: func() []dynamo.FixtureComment { return nil },
 			want: fxCounters{
 				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 60, OrganizationID: org}, y: {N: 1, OrganizationID: org}},
-				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 20, tagOf(x, "b"): 20},
+				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 20, tagOf(x, "b"): 20},
 				Replies: map[string]int{root.ID: 59, mover.ID: 0, yRoot.ID: 0},
 			},
 		},
 		{
 			name: "a replaced comment moves object, tag and parent",
-			writes: func() []domain.FixtureComment {
+			writes: func() []dynamo.FixtureComment {
 				next := comment(y, "b", &yRoot, "moved")
 				next.ID = mover.ID
-				return []domain.FixtureComment{{Comment: next, Previous: &mover}}
+				return []dynamo.FixtureComment{{Comment: next, Previous: &mover}}
 			},
 			want: fxCounters{
 				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
-				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
+				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
 		},
 		{
 			name: "replacing in place changes no counter and keeps the replies",
-			writes: func() []domain.FixtureComment {
-				cur := fxState(t, db, domain.FixtureRefs{CommentIDs: []string{yRoot.ID, root.ID}}).Comments
+			writes: func() []dynamo.FixtureComment {
+				cur := fxState(t, db, dynamo.FixtureRefs{CommentIDs: []string{yRoot.ID, root.ID}}).Comments
 				a, b := cur[yRoot.ID], cur[root.ID]
 				a2, b2 := a, b
 				a2.Text, b2.Text = "edited", "edited"
-				return []domain.FixtureComment{{Comment: a2, Previous: &a}, {Comment: b2, Previous: &b}}
+				return []dynamo.FixtureComment{{Comment: a2, Previous: &a}, {Comment: b2, Previous: &b}}
 			},
 			want: fxCounters{
 				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
-				Tags:    map[domain.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
+				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
 		},
@@ -430,7 +431,7 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 	for _, step := range steps {
 		t.Run(step.name, func(t *testing.T) {
 			w := step.writes()
-			fxMust(t, db.Store.PutFixtureComments(ctx, w))
+			fxMust(t, db.Store.PutComments(ctx, w))
 			for _, fc := range w {
 				versions[fc.Comment.ID]++
 			}
@@ -447,7 +448,7 @@ func TestPutFixtureCommentsKeepsCountersExact(t *testing.T) {
 		stale := stored[root.ID] // version 1, stored is 2 by now
 		next := stale
 		next.ObjectID = uuid.NewString()
-		err := db.Store.PutFixtureComments(ctx, []domain.FixtureComment{{Comment: next, Previous: &stale}})
+		err := db.Store.PutComments(ctx, []dynamo.FixtureComment{{Comment: next, Previous: &stale}})
 		if domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Fatalf("err = %v, want ECONFLICT", err)
 		}
@@ -468,7 +469,7 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org.ID, InviterMemberID: m.ID, InviterUserID: u.ID,
 		Email: "bob@example.com", ExpiryDate: fxNow.Add(time.Hour), CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutFixtureInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
 	for _, tt := range []struct {
 		name, orgName string
 		wantOps       []string
@@ -479,7 +480,7 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 		{name: "renamed: one write", orgName: "Acme Analytics", wantOps: []string{"Query", "Query", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			fxMust(t, db.Store.PutFixtureOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}))
+			fxMust(t, db.Store.PutOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}, org.Name))
 			db.Calls.Reset()
 			fxMust(t, db.Store.RefreshInvitationCopies(ctx, []string{uuid.NewString(), org.ID}))
 			if got := db.Calls.Ops(); !reflect.DeepEqual(got, tt.wantOps) {

@@ -236,8 +236,8 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery, each func(
 	}
 }
 
-// InvitationPageRefs reads the organizations, inviters and portfolios of invs in one BatchGetItem.
-func (s *Store) InvitationPageRefs(ctx context.Context, invs []domain.Invitation) (domain.InvitationRefs, error) {
+// invitationPageRefs reads the organizations, inviters and portfolios of invs in one BatchGetItem.
+func (s *Store) invitationPageRefs(ctx context.Context, invs []domain.Invitation) (domain.InvitationRefs, error) {
 	refs := domain.InvitationRefs{
 		Organizations: map[string]domain.Organization{},
 		Users:         map[string]domain.User{},

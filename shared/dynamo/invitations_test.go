@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // invitationWorld is one organization with a portfolio, an administrator who invited someone, and the
@@ -37,19 +38,19 @@ func newInvitationWorld(t *testing.T) invitationWorld {
 	}
 	w.portfolio = domain.Portfolio{ID: uuid.NewString(), OrganizationID: w.org.ID, Name: "Growth"}
 	w.elsewhere = domain.Portfolio{ID: uuid.NewString(), OrganizationID: w.other.ID, Name: "Elsewhere"}
-	must(t, db.Store.PutFixtureOrganization(ctx, w.org))
-	must(t, db.Store.PutFixtureOrganization(ctx, w.other))
-	must(t, db.Store.PutFixturePortfolio(ctx, w.portfolio, ""))
-	must(t, db.Store.PutFixturePortfolio(ctx, w.elsewhere, ""))
+	must(t, db.Store.PutOrganization(ctx, w.org, ""))
+	must(t, db.Store.PutOrganization(ctx, w.other, ""))
+	must(t, db.Store.PutPortfolio(ctx, w.portfolio, ""))
+	must(t, db.Store.PutPortfolio(ctx, w.elsewhere, ""))
 	inviterMember := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.inviter.ID, Role: domain.RoleAdministrator}
-	must(t, db.Store.PutFixtureMember(ctx, inviterMember, w.org.Name, nil))
+	must(t, db.Store.PutMember(ctx, inviterMember, w.org.Name, nil))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	w.inv = domain.Invitation{
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: w.org.ID, InviterMemberID: inviterMember.ID,
 		InviterUserID: w.inviter.ID, Email: w.invitee.Email, Role: domain.RoleCollaborator,
 		PortfolioIDs: []string{w.portfolio.ID}, ExpiryDate: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now, Version: 1,
 	}
-	must(t, db.Store.PutFixtureInvitation(ctx, w.inv, 0))
+	must(t, db.Store.PutInvitation(ctx, w.inv, 0))
 	return w
 }
 
@@ -158,8 +159,8 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 		if !ok || m.MemberID != want.ID || m.Role != want.Role || m.OrganizationName != w.org.Name || len(u.Memberships) != 1 {
 			t.Fatalf("memberships on the user %+v, want member %+v", u.Memberships, want)
 		}
-		key := domain.MemberKey{OrganizationID: w.org.ID, UserID: w.invitee.ID}
-		st, err := w.db.Store.FixtureState(ctx, domain.FixtureRefs{MemberKeys: []domain.MemberKey{key}, MemberIDs: []string{want.ID}})
+		key := dynamo.MemberKey{OrganizationID: w.org.ID, UserID: w.invitee.ID}
+		st, err := w.db.Store.FixtureState(ctx, dynamo.FixtureRefs{MemberKeys: []dynamo.MemberKey{key}, MemberIDs: []string{want.ID}})
 		must(t, err)
 		if st.MembersByKey[key] != want || st.Members[want.ID] != want {
 			t.Fatalf("member item %+v (by id %+v), want %+v", st.MembersByKey[key], st.Members[want.ID], want)
@@ -205,7 +206,7 @@ func TestInvitationsByIDReadsChunksInParallel(t *testing.T) {
 		inv := w.inv
 		inv.ID, inv.Token = uuid.NewString(), uuid.NewString()
 		inv.CreatedAt = inv.CreatedAt.Add(time.Duration(i) * time.Second)
-		must(t, w.db.Store.PutFixtureInvitation(ctx, inv, 0))
+		must(t, w.db.Store.PutInvitation(ctx, inv, 0))
 		ids = append(ids, inv.ID)
 	}
 	slices.Reverse(ids)

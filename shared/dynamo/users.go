@@ -133,18 +133,20 @@ func (p profileAttrs) domain() (domain.User, error) {
 // email give one user; the same transaction completes done's claim. Returns domain.ErrEmailTaken when
 // the email is taken.
 func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.IdempotencyDone) error {
-	user, err := attributevalue.MarshalMap(toUserItem(u))
-	if err != nil {
-		return fail("encode user", err)
+	var puts []types.TransactWriteItem
+	for _, it := range []any{toUserItem(u), toEmailItem(u)} {
+		item, err := attributevalue.MarshalMap(it)
+		if err != nil {
+			return fail("encode user", err)
+		}
+		absent := itemAbsent()
+		put, err := putItem(item, &absent)
+		if err != nil {
+			return err
+		}
+		puts = append(puts, put)
 	}
-	claim, err := attributevalue.MarshalMap(toEmailItem(u))
-	if err != nil {
-		return fail("encode email claim", err)
-	}
-	writes, doneAt, err := withDone([]types.TransactWriteItem{
-		{Put: &types.Put{Item: user, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-		{Put: &types.Put{Item: claim, ConditionExpression: aws.String("attribute_not_exists(PK)")}},
-	}, done)
+	writes, doneAt, err := withDone(puts, done)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,45 @@
+package dynamo
+
+import (
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+)
+
+// putItem builds one transaction Put of item, conditional on cond when it is set; the builder escapes
+// names and values, as updateItem's.
+func putItem(item map[string]types.AttributeValue, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	put := &types.Put{Item: item}
+	if cond != nil {
+		expr, err := expression.NewBuilder().WithCondition(*cond).Build()
+		if err != nil {
+			return types.TransactWriteItem{}, fail("build put condition", err)
+		}
+		put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues =
+			expr.Condition(), expr.Names(), expr.Values()
+	}
+	return types.TransactWriteItem{Put: put}, nil
+}
+
+// deleteItem builds one transaction Delete of k, conditional on cond when it is set.
+func deleteItem(k key, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+	del := &types.Delete{Key: k.av()}
+	if cond != nil {
+		expr, err := expression.NewBuilder().WithCondition(*cond).Build()
+		if err != nil {
+			return types.TransactWriteItem{}, fail("build delete condition", err)
+		}
+		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues =
+			expr.Condition(), expr.Names(), expr.Values()
+	}
+	return types.TransactWriteItem{Delete: del}, nil
+}
+
+// itemAbsent is the condition of a write that creates its item.
+func itemAbsent() expression.ConditionBuilder {
+	return expression.AttributeNotExists(expression.Name(attrPK))
+}
+
+// itemPresent is the condition of a write that must not create its item.
+func itemPresent() expression.ConditionBuilder {
+	return expression.AttributeExists(expression.Name(attrPK))
+}
