@@ -105,7 +105,8 @@ func TestInvitationMailTemplate(t *testing.T) {
 			continue
 		}
 		vars := res.Properties.Environment.Variables
-		if _, ok := vars["OUTBOX_DIR"]; ok {
+		// Declared empty, so that sam local's --env-vars may set it (env.local.json); never a value.
+		if v, ok := vars["OUTBOX_DIR"]; ok && (v.Kind != yaml.ScalarNode || v.Value != "") {
 			t.Errorf("%s sets OUTBOX_DIR: the outbox is make run's; in AWS the e-mail goes through SES", id)
 		}
 		for name, want := range wantVars {
