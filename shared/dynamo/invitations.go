@@ -117,7 +117,8 @@ func (s *Store) SaveInvitation(ctx context.Context, inv domain.Invitation, join 
 }
 
 // invitationUpdate sets every field a PATCH may change (and what follows from them: the organization's
-// index key, expiry, updated_at, the copy of what it shows), bumping the version. The id, token, inviter and created_at never change.
+// index key, expiry, updated_at, the copy of what it shows), bumping the version. The id, token,
+// inviter and created_at never change.
 func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	it := toInvitationItem(inv)
 	set := func(u expression.UpdateBuilder, name string, v any) expression.UpdateBuilder {
