@@ -15,14 +15,7 @@ var _ domain.InvitationStore = (*Store)(nil)
 // Invitation reads INVITATION#<id> / INVITATION, strongly consistent. Returns ENOTFOUND when it does not
 // exist.
 func (s *Store) Invitation(ctx context.Context, id string) (domain.Invitation, error) {
-	item, ok, err := s.getItem(ctx, "get invitation", invitationKey(id))
-	if err != nil {
-		return domain.Invitation{}, err
-	}
-	if !ok {
-		return domain.Invitation{}, domain.NotFound()
-	}
-	return decodeInvitation(item)
+	return getDecoded(ctx, s, "get invitation", invitationKey(id), decodeInvitation)
 }
 
 // InvitationRefs reads the organizations, users, portfolios and email claim q names in one

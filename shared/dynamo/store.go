@@ -58,6 +58,20 @@ func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]typ
 	return out.Item, out.Item != nil, nil
 }
 
+// getDecoded reads the item at k with a strongly consistent read and decodes it; ENOTFOUND when it does
+// not exist.
+func getDecoded[T any](ctx context.Context, s *Store, step string, k key, decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+	item, found, err := s.getItem(ctx, step, k)
+	if err == nil && !found {
+		err = domain.NotFound()
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(item)
+}
+
 // batchGet reads any number of items strongly consistent, in one round trip (see batchRead).
 func (s *Store) batchGet(ctx context.Context, step string, keys []key) (map[key]map[string]types.AttributeValue, error) {
 	return s.batchRead(ctx, step, keys, readOptions{})
