@@ -18,41 +18,6 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// The demo organization of which grace@example.com is an administrator.
-const demoOrganization = "1463dfec-18c0-58cd-9c54-03d6320cc136"
-
-func newComment(a *api, n int64) testkit.Request {
-	return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: a.staff, Body: fmt.Sprintf(
-		`{"content_type": "report", "object_id": "%s", "text": "lost answer %d"}`, demoReport, n)}
-}
-
-// newInvitation is an invitation into the demo organization by its administrator.
-func newInvitation(t *testing.T, a *api, n int64) testkit.Request {
-	return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: a.tokenOf(t, "grace@example.com"),
-		Body: fmt.Sprintf(`{"organization_id": "%s", "email": "lost-%d@example.com", "first_name": "Lost %d"}`, demoOrganization, n, n)}
-}
-
-// tokenOf stores a new token of the user of email, straight into the table.
-func (a *api) tokenOf(t *testing.T, email string) string {
-	t.Helper()
-	u, err := a.db.UserByEmail(t, email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.db.Token(t, u, time.Hour)
-}
-
-// create sends req, a create, past any fault, and returns the id it answered.
-func (a *api) create(t *testing.T, req testkit.Request) string {
-	t.Helper()
-	resp := testkit.Do(t, a.gw, req)
-	id, _ := resp.Object(t)["id"].(string)
-	if resp.Status != http.StatusCreated || id == "" {
-		t.Fatalf("%s %s: %d %s, want 201 with an id", req.Method, req.Path, resp.Status, resp.Body)
-	}
-	return id
-}
-
 // writeFaults are the faults under which DynamoDB does the write and the client does not hear of it
 // in time, or at all, and those under which the write never reaches DynamoDB (Drop, Hang).
 var writeFaults = []faultproxy.Fault{
