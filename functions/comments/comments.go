@@ -54,6 +54,32 @@ func canRead(u domain.User, orgID string) bool {
 	return orgID != "" && member
 }
 
+// access answers a caller asking for c (nil: no such comment) in DRF's order: nil when allowed lets the
+// caller, 403 when the caller may at least read it, and otherwise the 404 of a missing comment, so that
+// ids do not leak.
+func access(caller domain.User, c *domain.Comment, allowed func(domain.User, domain.Comment) bool) error {
+	switch {
+	case c == nil:
+		return domain.NotFound()
+	case allowed(caller, *c):
+		return nil
+	case canRead(caller, c.OrganizationID):
+		return domain.Forbidden()
+	}
+	return domain.NotFound()
+}
+
+// canReadComment is canRead for access.
+func canReadComment(u domain.User, c domain.Comment) bool { return canRead(u, c.OrganizationID) }
+
+// reread reads the comment again for an attempt after one that lost a race, when what was read with the
+// session may be stale; what names the write in the log.
+func (h *handler) reread(r *http.Request, id, what string, attempt int) (*domain.Comment, error) {
+	httpapi.Logger(r.Context()).Info(what+" lost a race; retrying", "comment_id", id, "attempt", attempt)
+	c, err := h.store.Comment(r.Context(), id)
+	return &c, err
+}
+
 // canWrite is SPEC §3's write rule: staff and the commenter, whether or not still a member.
 func canWrite(u domain.User, c domain.Comment) bool { return u.Privileged() || c.CommenterID == u.ID }
 

@@ -84,8 +84,8 @@ func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller do
 	if err != nil {
 		return err
 	}
-	if !canRead(caller, c.OrganizationID) {
-		return domain.NotFound()
+	if err := access(caller, &c, canReadComment); err != nil {
+		return err
 	}
 	httpapi.WriteJSON(w, status, writeShape(c))
 	return nil
@@ -137,21 +137,14 @@ func (h *handler) destroy(w http.ResponseWriter, r *http.Request) error {
 	c := read.Comment
 	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
 		if n > 1 {
-			httpapi.Logger(r.Context()).Info("comment delete lost a race; retrying", "comment_id", id, "attempt", n)
-			fresh, err := h.store.Comment(r.Context(), id)
+			fresh, err := h.reread(r, id, "comment delete", n)
 			if err != nil {
 				return err
 			}
-			c = &fresh
+			c = fresh
 		}
-		if c == nil {
-			return domain.NotFound()
-		}
-		if !canDelete(caller, *c) {
-			if canRead(caller, c.OrganizationID) {
-				return domain.Forbidden()
-			}
-			return domain.NotFound()
+		if err := access(caller, c, canDelete); err != nil {
+			return err
 		}
 		if c.Replies > 0 {
 			return domain.FieldError(domain.NonFieldErrors, msgDeleteReplies)

@@ -17,8 +17,8 @@ func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	c := read.Comment
-	if c == nil || !canRead(caller, c.OrganizationID) {
-		return domain.NotFound()
+	if err := access(caller, c, canReadComment); err != nil {
+		return err
 	}
 	commenter, found := caller, true
 	if c.CommenterID != caller.ID {

@@ -48,21 +48,14 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, mode writeMode) e
 	var saved domain.Comment
 	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(n int) error {
 		if n > 1 {
-			httpapi.Logger(r.Context()).Info("comment save lost a race; retrying", "comment_id", id, "attempt", n)
-			fresh, err := h.store.Comment(r.Context(), id)
+			fresh, err := h.reread(r, id, "comment save", n)
 			if err != nil {
 				return err
 			}
-			old, pre = &fresh, nil
+			old, pre = fresh, nil
 		}
-		if old == nil {
-			return domain.NotFound()
-		}
-		if !canWrite(caller, *old) {
-			if canRead(caller, old.OrganizationID) {
-				return domain.Forbidden()
-			}
-			return domain.NotFound()
+		if err := access(caller, old, canWrite); err != nil {
+			return err
 		}
 		if bodyErr != nil {
 			return bodyErr

@@ -44,10 +44,7 @@ import (
 // the gateway; the warm-up requests go through testkit.Do, which checks them against openapi.yaml.
 func BenchmarkOperations(b *testing.B) {
 	w := newWorld(b)
-	store := []*operation{w.getItem(), w.getInvitation(), w.patchInvitation(), w.list(false), w.list(true),
-		w.getComment(false), w.getComment(true), w.putComment(), w.patchComment(), w.preflight(),
-		w.createComment(), w.deleteComment(), w.listInvitations(), w.listAllInvitations(), w.createInvitation(), w.deleteInvitation(), w.logout()}
-	hashed := append([]*operation{w.hash(), w.login(), w.createUser()}, w.failedLogins()...)
+	store, hashed := w.operations()
 	for _, g := range []struct {
 		name string
 		ops  []*operation
@@ -205,6 +202,7 @@ func printFailedLogins(out io.Writer, hash *operation, failed []*operation) {
 // operation is one row of the table: a request sent through the gateway, or a baseline to run.
 type operation struct {
 	name    string
+	route   string                 // the stack.Route Name of the route the requests go to; none for a baseline or preflight
 	request func() testkit.Request // the next request; bodies may differ from one request to the next
 	status  int                    // the status every request must get
 	run     func() error           // a baseline, instead of a request
@@ -237,6 +235,9 @@ func (w *world) rounds(b *testing.B, ops []*operation) {
 				continue
 			}
 			req := op.request()
+			if !routeOf(op, req) {
+				b.Fatalf("%s: %s %s is not a request of %s", op.name, req.Method, req.Path, op.route)
+			}
 			resp := testkit.Do(b, w.gw, req)
 			if resp.Status != op.status {
 				b.Fatalf("%s: status %d, want %d: %s", op.name, resp.Status, op.status, resp.Body)

@@ -14,6 +14,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/functions/auth"
+	"github.com/reportingplatform/api/functions/comments"
+	"github.com/reportingplatform/api/functions/invitations"
+	"github.com/reportingplatform/api/functions/users"
 	"github.com/reportingplatform/api/infra/bench"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/stack"
@@ -131,10 +135,13 @@ func (w *world) load(b *testing.B, cfg config.Config) {
 func (w *world) next() int { w.seq++; return w.seq }
 
 func (w *world) getItem() *operation {
-	in := &dynamodb.GetItemInput{TableName: aws.String(w.db.Table), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
-	}}
+	var in *dynamodb.GetItemInput // built at the first run: the operations are listed before the world is
 	return &operation{name: "raw GetItem (baseline)", run: func() error {
+		if in == nil {
+			in = &dynamodb.GetItemInput{TableName: aws.String(w.db.Table), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
+				"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
+			}}
+		}
 		out, err := w.client.GetItem(context.Background(), in)
 		if err == nil && out.Item == nil {
 			err = fmt.Errorf("GetItem found no item")
@@ -144,13 +151,13 @@ func (w *world) getItem() *operation {
 }
 
 func (w *world) getInvitation() *operation {
-	return &operation{name: "GET invitation", status: 200, request: func() testkit.Request {
+	return &operation{name: "GET invitation", route: "GET " + invitations.InvitationPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.amyToken}
 	}}
 }
 
 func (w *world) patchInvitation() *operation {
-	return &operation{name: "PATCH invitation", status: 200, request: func() testkit.Request {
+	return &operation{name: "PATCH invitation", route: "PATCH " + invitations.InvitationPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.aliceToken,
 			Body: fmt.Sprintf(`{"first_name": "Bob %d"}`, w.next())}
 	}}
@@ -161,7 +168,7 @@ func (w *world) list(tagged bool) *operation {
 	if tagged {
 		name, path = "comment list, page 1, tag", path+"&tag=t"
 	}
-	return &operation{name: name, status: 200, request: func() testkit.Request {
+	return &operation{name: name, route: "GET " + comments.ListPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: path, Token: w.amyToken}
 	}}
 }
@@ -171,20 +178,20 @@ func (w *world) getComment(own bool) *operation {
 	if own {
 		name, id, token = "GET comment, one's own", w.ownRead, w.aliceToken
 	}
-	return &operation{name: name, status: 200, request: func() testkit.Request {
+	return &operation{name: name, route: "GET " + comments.ItemPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: "/api/v1/comments/" + id + "/", Token: token}
 	}}
 }
 
 func (w *world) putComment() *operation {
-	return &operation{name: "PUT comment", status: 200, request: func() testkit.Request {
+	return &operation{name: "PUT comment", route: "PUT " + comments.ItemPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
 			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "Replaced text %d."}`, w.object, w.next())}
 	}}
 }
 
 func (w *world) patchComment() *operation {
-	return &operation{name: "PATCH comment", status: 200, request: func() testkit.Request {
+	return &operation{name: "PATCH comment", route: "PATCH " + comments.ItemPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
 			Body: fmt.Sprintf(`{"text": "Edited text %d."}`, w.next())}
 	}}
@@ -214,7 +221,7 @@ func (w *world) hash() *operation {
 
 func (w *world) login() *operation {
 	body := fmt.Sprintf(`{"username": "%s", "password": "%s"}`, w.alice.Email, testkit.DefaultPassword)
-	return &operation{name: "login", status: 201, request: func() testkit.Request {
+	return &operation{name: "login", route: "POST " + auth.LoginPath, status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body}
 	}}
 }
@@ -227,7 +234,7 @@ func (w *world) login() *operation {
 func (w *world) failedLogin(name string, account func(n int) (email, password string)) *operation {
 	var n int
 	var email, plain string
-	return &operation{name: "failed login, " + name, status: 400, request: func() testkit.Request {
+	return &operation{name: "failed login, " + name, route: "POST " + auth.LoginPath, status: 400, request: func() testkit.Request {
 		if n%(domain.LoginFailuresPerEmail/2) == 0 {
 			email, plain = account(n)
 		}
@@ -254,7 +261,7 @@ func (w *world) failedLogins() []*operation {
 }
 
 func (w *world) createUser() *operation {
-	return &operation{name: "create user", status: 201, request: func() testkit.Request {
+	return &operation{name: "create user", route: "POST " + users.UsersPath, status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: w.staffToken,
 			Body: fmt.Sprintf(`{"email": "new-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, w.next())}
 	}}
@@ -264,23 +271,25 @@ func (w *world) createUser() *operation {
 // the clock starts and before the recorder is reset, through the API (checked against openapi.yaml).
 
 func (w *world) createComment() *operation {
-	return &operation{name: "POST comment", status: 201, request: func() testkit.Request {
+	return &operation{name: "POST comment", route: "POST " + comments.ListPath, status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: w.aliceToken,
 			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "New comment %d.", "tag": "t"}`, w.created, w.next())}
 	}}
 }
 
-func (w *world) deleteComment() *operation { return w.deleteOf("DELETE comment", w.createComment()) }
+func (w *world) deleteComment() *operation {
+	return w.deleteOf("DELETE comment", "DELETE "+comments.ItemPath, w.createComment())
+}
 
 func (w *world) listInvitations() *operation {
-	return &operation{name: "invitation list, page 1 of 50", status: 200, request: func() testkit.Request {
+	return &operation{name: "invitation list, page 1 of 50", route: "GET " + invitations.InvitationsPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.amyToken}
 	}}
 }
 
 // listAllInvitations is staff's list of every invitation: Acme's 50, as the POSTs below delete theirs.
 func (w *world) listAllInvitations() *operation {
-	return &operation{name: "invitation list as staff, page 1 of 50", status: 200, request: func() testkit.Request {
+	return &operation{name: "invitation list as staff, page 1 of 50", route: "GET " + invitations.InvitationsPath, status: 200, request: func() testkit.Request {
 		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.staffToken}
 	}}
 }
@@ -303,7 +312,7 @@ func (w *world) inviter() string {
 }
 
 func (w *world) createInvitation() *operation {
-	return &operation{name: "POST invitation", status: 201, request: func() testkit.Request {
+	return &operation{name: "POST invitation", route: "POST " + invitations.InvitationsPath, status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: w.inviter(),
 			Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.globex, w.next())}
 	}, cleanup: func(post testkit.Request, answer []byte) {
@@ -315,11 +324,11 @@ func (w *world) createInvitation() *operation {
 }
 
 func (w *world) deleteInvitation() *operation {
-	return w.deleteOf("DELETE invitation", w.createInvitation())
+	return w.deleteOf("DELETE invitation", "DELETE "+invitations.InvitationPath, w.createInvitation())
 }
 
 func (w *world) logout() *operation {
-	return &operation{name: "logout", status: 204, request: func() testkit.Request {
+	return &operation{name: "logout", route: "POST " + auth.LogoutPath, status: 204, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: w.db.Token(w.tb, w.amy, time.Hour)}
 	}}
 }
@@ -327,8 +336,8 @@ func (w *world) logout() *operation {
 // deleteOf deletes, as the same caller, what create made just before: the POST goes out untimed in
 // request(), through testkit.Do (checked against openapi.yaml), and the DELETE names its id under the
 // collection it was posted to.
-func (w *world) deleteOf(name string, create *operation) *operation {
-	return &operation{name: name, status: 204, request: func() testkit.Request {
+func (w *world) deleteOf(name, route string, create *operation) *operation {
+	return &operation{name: name, route: route, status: 204, request: func() testkit.Request {
 		post := create.request()
 		resp := testkit.Do(w.tb, w.gw, post)
 		if resp.Status != create.status {

@@ -510,12 +510,10 @@ func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
 	for _, op := range ops {
 		rows[op.method+" "+strings.TrimSuffix(op.pattern, "/")] = true
 	}
-	for fn, h := range stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now) {
-		for _, r := range h.Routes() {
-			key := r.Method + " " + strings.TrimSuffix(r.Pattern, "/")
-			if !r.Open && !rows[key] {
-				t.Errorf("%s serves %s, which the authorization matrix has no row for", fn, key)
-			}
+	for _, r := range stack.Routes() {
+		key := r.Method + " " + strings.TrimSuffix(r.Pattern, "/")
+		if !r.Open && !rows[key] {
+			t.Errorf("%s serves %s, which the authorization matrix has no row for", r.Function, key)
 		}
 	}
 }

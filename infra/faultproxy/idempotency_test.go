@@ -33,7 +33,7 @@ func TestARetryWithTheKeyAfterALostAnswerWritesOnce(t *testing.T) {
 	g := demo.groups(t)
 	defer g.wait()
 	for _, c := range creates {
-		route := writeRoutes[c.route]
+		route := routes[c.route]
 		for _, tc := range []struct {
 			name      string
 			readsFail bool
@@ -89,7 +89,7 @@ func TestARetryWithTheKeyAfterALostAnswerWritesOnce(t *testing.T) {
 // readsBeforeTheWrite sends a request of route without a fault and counts the reads (BatchGetItem,
 // GetItem) it makes before its first TransactWriteItems: a fault that skips that many fails only what
 // comes after the write.
-func (a *api) readsBeforeTheWrite(t *testing.T, route writeRoute) int {
+func (a *api) readsBeforeTheWrite(t *testing.T, route operation) int {
 	t.Helper()
 	req := route.request(t, a, fresh.Add(1))
 	from := a.proxy.Requests()

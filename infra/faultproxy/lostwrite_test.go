@@ -1,11 +1,9 @@
 package faultproxy_test
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"reflect"
 	"regexp"
 	"slices"
@@ -15,95 +13,10 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/faultproxy"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
-	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
-
-// The demo organization of which grace@example.com is an administrator.
-const demoOrganization = "1463dfec-18c0-58cd-9c54-03d6320cc136"
-
-// writeRoute is a route that writes, with a request of it that succeeds on the demo table. request
-// makes first, past any fault, what the request needs (a comment to delete, a token to log out), and
-// takes a number never used before for the inputs that must differ from run to run.
-type writeRoute struct {
-	hashes  bool // it runs argon2id (see hashing)
-	request func(t *testing.T, a *api, n int64) testkit.Request
-}
-
-// writeRoutes has a request for every route of the functions whose method writes, by "METHOD pattern";
-// TestAWriteWhoseAnswerIsLostIsNeverA503 fails for a write route missing here.
-var writeRoutes = map[string]writeRoute{
-	"POST /api/v1/auth/login": {true, func(_ *testing.T, _ *api, _ int64) testkit.Request {
-		return operations[0].request("", 0)
-	}},
-	"POST /api/v1/auth/logout": {false, func(t *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: a.tokenOf(t, "admin@example.com")}
-	}},
-	"POST /api/v1/users/": {true, func(_ *testing.T, a *api, n int64) testkit.Request {
-		return operations[1].request(a.staff, n)
-	}},
-	"POST /api/v1/comments/": {false, func(_ *testing.T, a *api, n int64) testkit.Request {
-		return newComment(a, n)
-	}},
-	"PUT /api/v1/comments/{id}/": {false, func(_ *testing.T, a *api, n int64) testkit.Request {
-		return operations[6].request(a.staff, n)
-	}},
-	"PATCH /api/v1/comments/{id}/": {false, func(_ *testing.T, a *api, n int64) testkit.Request {
-		return operations[7].request(a.staff, n)
-	}},
-	"DELETE /api/v1/comments/{id}/": {false, func(t *testing.T, a *api, n int64) testkit.Request {
-		id := a.create(t, newComment(a, n))
-		return testkit.Request{Method: "DELETE", Path: "/api/v1/comments/" + id + "/", Token: a.staff}
-	}},
-	"POST /api/v1/organization-invitations/": {false, func(t *testing.T, a *api, n int64) testkit.Request {
-		// The inviter's first create starts its rate window, a later one counts in it: one made first
-		// makes every run a later one, so that runs with and without a fault change the table alike.
-		a.create(t, newInvitation(t, a, fresh.Add(1)))
-		return newInvitation(t, a, n)
-	}},
-	"PATCH /api/v1/organization-invitations/{id}/": {false, func(_ *testing.T, a *api, n int64) testkit.Request {
-		return operations[3].request(a.staff, n)
-	}},
-	"DELETE /api/v1/organization-invitations/{id}/": {false, func(t *testing.T, a *api, n int64) testkit.Request {
-		id := a.create(t, newInvitation(t, a, n))
-		return testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: a.staff}
-	}},
-}
-
-func newComment(a *api, n int64) testkit.Request {
-	return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: a.staff, Body: fmt.Sprintf(
-		`{"content_type": "report", "object_id": "%s", "text": "lost answer %d"}`, demoReport, n)}
-}
-
-// newInvitation is an invitation into the demo organization by its administrator.
-func newInvitation(t *testing.T, a *api, n int64) testkit.Request {
-	return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: a.tokenOf(t, "grace@example.com"),
-		Body: fmt.Sprintf(`{"organization_id": "%s", "email": "lost-%d@example.com", "first_name": "Lost %d"}`, demoOrganization, n, n)}
-}
-
-// tokenOf stores a new token of the user of email, straight into the table.
-func (a *api) tokenOf(t *testing.T, email string) string {
-	t.Helper()
-	u, err := a.db.UserByEmail(t, email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return a.db.Token(t, u, time.Hour)
-}
-
-// create sends req, a create, past any fault, and returns the id it answered.
-func (a *api) create(t *testing.T, req testkit.Request) string {
-	t.Helper()
-	resp := testkit.Do(t, a.gw, req)
-	id, _ := resp.Object(t)["id"].(string)
-	if resp.Status != http.StatusCreated || id == "" {
-		t.Fatalf("%s %s: %d %s, want 201 with an id", req.Method, req.Path, resp.Status, resp.Body)
-	}
-	return id
-}
 
 // writeFaults are the faults under which DynamoDB does the write and the client does not hear of it
 // in time, or at all, and those under which the write never reaches DynamoDB (Drop, Hang).
@@ -131,48 +44,23 @@ func TestAWriteWhoseAnswerIsLostIsNeverA503(t *testing.T) {
 		g.wait()
 		worst.log(t)
 	}()
-	var writes []string
-	for _, r := range servedRoutes(t) {
-		if r.Method != http.MethodGet {
-			writes = append(writes, r.Method+" "+r.Pattern)
-		}
-	}
-	slices.Sort(writes)
-	for _, name := range writes {
-		route, ok := writeRoutes[name]
-		if !ok {
-			t.Errorf("%s writes, and writeRoutes has no request for it", name)
+	for _, op := range operations(t) {
+		if strings.HasPrefix(op.name, http.MethodGet+" ") {
 			continue
 		}
-		g.add(name, func(t *testing.T, a *api) {
+		g.add(op.name, func(t *testing.T, a *api) {
 			for _, f := range writeFaults {
-				a.loseAnswer(t, name, route, f, &worst)
+				a.loseAnswer(t, op, f, &worst)
 			}
 		})
 	}
-	if len(writes) != len(writeRoutes) {
-		t.Errorf("write routes served %q, writeRoutes %d: one of them is not served", writes, len(writeRoutes))
-	}
 }
 
-// servedRoutes are the routes of every function of template.yaml.
-func servedRoutes(t *testing.T) []httpapi.Route {
+// loseAnswer sends a request of op without a fault, then again with fault on its first write call.
+func (a *api) loseAnswer(t *testing.T, op operation, fault faultproxy.Fault, worst *worstTimes) {
 	t.Helper()
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var routes []httpapi.Route
-	for _, h := range stack.Handlers(dynamo.New(client, "unused"), testkit.Log(t), config.Config{}, time.Now) {
-		routes = append(routes, h.Routes()...)
-	}
-	return routes
-}
-
-// loseAnswer sends route's request without a fault, then again with fault on its first write call.
-func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faultproxy.Fault, worst *worstTimes) {
-	t.Helper()
-	want, wantChange, writeOp := a.sendWrite(t, route, nil)
+	name := op.name
+	want, wantChange, writeOp := a.sendWrite(t, op, nil)
 	if want.Status/100 != 2 {
 		t.Fatalf("%s without a fault: %d %s", name, want.Status, want.Body)
 	}
@@ -185,14 +73,14 @@ func (a *api) loseAnswer(t *testing.T, name string, route writeRoute, fault faul
 	// then send its write so late that the attempt ends with the budget, not at the attempt timeout:
 	// whether its read-back still fits then depends on the machine, not on the service. Its landing
 	// cases get testkit's budget; TestEveryOperationSurvivesEveryStoreFault holds it to the time limits.
-	timed := !route.hashes || !lands(fault.Mode)
+	timed := !op.hashes || !lands(fault.Mode)
 	if !timed {
 		a.setBudget(testkit.TestBudget)
 		defer a.setBudget(httpapi.RequestBudget)
 	}
 	faulted := a.proxy.Faulted()
 	began := time.Now()
-	got, change, _ := a.sendWrite(t, route, &fault)
+	got, change, _ := a.sendWrite(t, op, &fault)
 	elapsed := time.Since(began)
 	if timed {
 		worst.record(fault.Mode.String()+" of the write", at, elapsed)
@@ -230,25 +118,18 @@ func (a *api) setBudget(d time.Duration) {
 	}
 }
 
-// sendWrite sends a request of route, under fault if not nil, and returns the answer, how the table
+// sendWrite sends a request of op, under fault if not nil, and returns the answer, how the table
 // changed (change), and the first write call the request made.
-func (a *api) sendWrite(t *testing.T, route writeRoute, fault *faultproxy.Fault) (testkit.Response, []string, string) {
+func (a *api) sendWrite(t *testing.T, op operation, fault *faultproxy.Fault) (testkit.Response, []string, string) {
 	t.Helper()
-	n := fresh.Add(1)
-	req := route.request(t, a, n)
+	req := op.request(t, a, fresh.Add(1))
 	before := scan(t, a.db)
 	calls := a.proxy.Requests()
 	if fault != nil {
 		a.proxy.Set(*fault)
 		defer a.proxy.Clear()
 	}
-	if route.hashes {
-		hashing.Lock()
-	}
-	resp := testkit.Do(t, a.gw, req)
-	if route.hashes {
-		hashing.Unlock()
-	}
+	resp, _ := a.send(t, op, req)
 	writeOp := ""
 	for _, c := range a.proxy.Calls()[calls:] {
 		if slices.Contains([]string{"TransactWriteItems", "PutItem", "UpdateItem", "DeleteItem"}, c) {

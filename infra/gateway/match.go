@@ -77,33 +77,26 @@ func parsePattern(path string) ([]segment, error) {
 
 // shapeKey identifies a resource regardless of parameter names: "/a/{id}" and "/a/{pk}" are the
 // same position in API Gateway's resource tree, which refuses such siblings.
-func shapeKey(segs []segment) string {
-	var b strings.Builder
-	for _, s := range segs {
-		b.WriteByte('/')
-		switch s.kind {
-		case greedySegment:
-			b.WriteString("{+}")
-		case paramSegment:
-			b.WriteString("{}")
-		default:
-			b.WriteString(s.value)
-		}
-	}
-	return b.String()
-}
+func shapeKey(segs []segment) string { return pathKey(segs, false) }
 
 // namesKey is shapeKey with the parameter names, to detect siblings that name a parameter
 // differently.
-func namesKey(segs []segment) string {
+func namesKey(segs []segment) string { return pathKey(segs, true) }
+
+// pathKey writes segs back as a path, each parameter with its name when named is true.
+func pathKey(segs []segment, named bool) string {
 	var b strings.Builder
 	for _, s := range segs {
+		name := ""
+		if named {
+			name = s.value
+		}
 		b.WriteByte('/')
 		switch s.kind {
 		case greedySegment:
-			b.WriteString("{" + s.value + "+}")
+			b.WriteString("{" + name + "+}")
 		case paramSegment:
-			b.WriteString("{" + s.value + "}")
+			b.WriteString("{" + name + "}")
 		default:
 			b.WriteString(s.value)
 		}

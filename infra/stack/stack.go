@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/reportingplatform/api/functions/auth"
@@ -52,4 +54,44 @@ func docsFiles() docs.Files {
 		root = filepath.Dir(tpl)
 	}
 	return docs.InRepo(root)
+}
+
+// Route is a route one of the functions serves, with the logical id of that function.
+type Route struct {
+	httpapi.Route
+	Function string
+}
+
+// Name is how the tests' lists of routes name one: "METHOD pattern", as "GET /api/v1/comments/{id}/".
+func (r Route) Name() string { return r.Method + " " + r.Pattern }
+
+// Routes are the routes of every function Handlers wires, ordered by Name: what a test of every route
+// takes its cases from, or checks its list against (Unlisted), so that a new route cannot be missed.
+func Routes() []Route {
+	var out []Route
+	for fn, h := range Handlers(nil, slog.New(slog.DiscardHandler), config.Config{}, time.Now) {
+		for _, r := range h.Routes() {
+			out = append(out, Route{Route: r, Function: fn})
+		}
+	}
+	slices.SortFunc(out, func(a, b Route) int { return strings.Compare(a.Name(), b.Name()) })
+	return out
+}
+
+// Unlisted compares a list of routes written out by hand, by Name, with Routes: missing are the served
+// routes it has no entry for, stale its entries that no function serves.
+func Unlisted(listed []string) (missing, stale []string) {
+	served := map[string]bool{}
+	for _, r := range Routes() {
+		served[r.Name()] = true
+		if !slices.Contains(listed, r.Name()) {
+			missing = append(missing, r.Name())
+		}
+	}
+	for _, name := range listed {
+		if !served[name] {
+			stale = append(stale, name)
+		}
+	}
+	return missing, stale
 }

@@ -174,25 +174,20 @@ func (c *Calls) Reset() {
 }
 
 // Ops lists the operations made since the last Reset, in the order they ended.
-func (c *Calls) Ops() []string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ops := make([]string, len(c.calls))
-	for i, cl := range c.calls {
-		ops[i] = cl.op
-	}
-	return ops
-}
+func (c *Calls) Ops() []string { return eachCall(c, func(cl call) string { return cl.op }) }
 
 // Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
-func (c *Calls) Inputs() []any {
+func (c *Calls) Inputs() []any { return eachCall(c, func(cl call) any { return cl.input }) }
+
+// eachCall is what of each call made since the last Reset, in the order they ended.
+func eachCall[T any](c *Calls, what func(call) T) []T {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	in := make([]any, len(c.calls))
+	out := make([]T, len(c.calls))
 	for i, cl := range c.calls {
-		in[i] = cl.input
+		out[i] = what(cl)
 	}
-	return in
+	return out
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one

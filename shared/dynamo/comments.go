@@ -172,14 +172,7 @@ func (s *Store) CommentPage(ctx context.Context, refs []domain.CommentRef) ([]do
 
 // Comment reads one comment with a strongly consistent read. Returns ENOTFOUND when it does not exist.
 func (s *Store) Comment(ctx context.Context, id string) (domain.Comment, error) {
-	item, ok, err := s.getItem(ctx, "get comment", commentKey(id))
-	if err != nil {
-		return domain.Comment{}, err
-	}
-	if !ok {
-		return domain.Comment{}, domain.NotFound()
-	}
-	return decodeComment(item)
+	return getDecoded(ctx, s, "get comment", commentKey(id), decodeComment)
 }
 
 // Commenter reads the id, email and names of a user. Returns ENOTFOUND when it does not exist.

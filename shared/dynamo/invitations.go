@@ -15,14 +15,7 @@ var _ domain.InvitationStore = (*Store)(nil)
 // Invitation reads INVITATION#<id> / INVITATION, strongly consistent. Returns ENOTFOUND when it does not
 // exist.
 func (s *Store) Invitation(ctx context.Context, id string) (domain.Invitation, error) {
-	item, ok, err := s.getItem(ctx, "get invitation", invitationKey(id))
-	if err != nil {
-		return domain.Invitation{}, err
-	}
-	if !ok {
-		return domain.Invitation{}, domain.NotFound()
-	}
-	return decodeInvitation(item)
+	return getDecoded(ctx, s, "get invitation", invitationKey(id), decodeInvitation)
 }
 
 // InvitationRefs reads the organizations, users, portfolios and email claim q names in one
@@ -54,32 +47,15 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 	if err != nil {
 		return domain.InvitationRefs{}, err
 	}
-	for _, id := range q.OrganizationIDs {
-		if item := items[orgKey(id)]; item != nil {
-			o, err := decodeOrganization(item)
-			if err != nil {
-				return domain.InvitationRefs{}, err
-			}
-			refs.Organizations[id] = o
-		}
+	folioKey := func(id string) key { return portfolioKey(q.PortfolioOrgID, id) }
+	if err := decodeFound(items, q.OrganizationIDs, orgKey, decodeOrganization, refs.Organizations); err != nil {
+		return domain.InvitationRefs{}, err
 	}
-	for _, id := range q.UserIDs {
-		if item := items[userKey(id)]; item != nil {
-			u, err := decodeUser(item)
-			if err != nil {
-				return domain.InvitationRefs{}, err
-			}
-			refs.Users[id] = u
-		}
+	if err := decodeFound(items, q.UserIDs, userKey, decodeUser, refs.Users); err != nil {
+		return domain.InvitationRefs{}, err
 	}
-	for _, id := range q.PortfolioIDs {
-		if item := items[portfolioKey(q.PortfolioOrgID, id)]; item != nil {
-			p, err := decodePortfolio(item)
-			if err != nil {
-				return domain.InvitationRefs{}, err
-			}
-			refs.Portfolios[id] = p
-		}
+	if err := decodeFound(items, q.PortfolioIDs, folioKey, decodePortfolio, refs.Portfolios); err != nil {
+		return domain.InvitationRefs{}, err
 	}
 	if q.Email != "" {
 		if item := items[emailKey(q.Email)]; item != nil {

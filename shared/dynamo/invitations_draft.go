@@ -127,14 +127,9 @@ func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d do
 		return domain.DraftRead{}, err
 	}
 	d.Portfolios = map[string]domain.Portfolio{}
-	for _, p := range q.PortfolioIDs {
-		if item := items[portfolioKey(q.OrganizationID, p)]; item != nil {
-			portfolio, err := decodePortfolio(item)
-			if err != nil {
-				return domain.DraftRead{}, err
-			}
-			d.Portfolios[p] = portfolio
-		}
+	folioKey := func(id string) key { return portfolioKey(q.OrganizationID, id) }
+	if err := decodeFound(items, q.PortfolioIDs, folioKey, decodePortfolio, d.Portfolios); err != nil {
+		return domain.DraftRead{}, err
 	}
 	d.Invitations = nil
 	seen := map[string]bool{}

@@ -58,6 +58,36 @@ func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]typ
 	return out.Item, out.Item != nil, nil
 }
 
+// getDecoded reads the item at k with a strongly consistent read and decodes it; ENOTFOUND when it does
+// not exist.
+func getDecoded[T any](ctx context.Context, s *Store, step string, k key, decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+	item, found, err := s.getItem(ctx, step, k)
+	if err == nil && !found {
+		err = domain.NotFound()
+	}
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	return decode(item)
+}
+
+// decodeFound decodes the item that items holds for each of ids (at keyOf(id)) into into, by id; an id
+// whose item was not found is left out.
+func decodeFound[T any](items map[key]map[string]types.AttributeValue, ids []string, keyOf func(string) key,
+	decode func(map[string]types.AttributeValue) (T, error), into map[string]T) error {
+	for _, id := range ids {
+		if item := items[keyOf(id)]; item != nil {
+			v, err := decode(item)
+			if err != nil {
+				return err
+			}
+			into[id] = v
+		}
+	}
+	return nil
+}
+
 // batchGet reads any number of items strongly consistent, in one round trip (see batchRead).
 func (s *Store) batchGet(ctx context.Context, step string, keys []key) (map[key]map[string]types.AttributeValue, error) {
 	return s.batchRead(ctx, step, keys, readOptions{})

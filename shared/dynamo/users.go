@@ -162,14 +162,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.Idem
 
 // User reads one user. Returns ENOTFOUND when it does not exist.
 func (s *Store) User(ctx context.Context, id string) (domain.User, error) {
-	item, ok, err := s.getItem(ctx, "get user", userKey(id))
-	if err != nil {
-		return domain.User{}, err
-	}
-	if !ok {
-		return domain.User{}, domain.NotFound()
-	}
-	return decodeUser(item)
+	return getDecoded(ctx, s, "get user", userKey(id), decodeUser)
 }
 
 // Session reads the token and its user in one BatchGetItem.

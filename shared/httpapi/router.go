@@ -95,6 +95,13 @@ func (rt *Router) Routes() []Route {
 	return out
 }
 
+// Matches tells whether the route serves a request of method for path (without its query), as the
+// router matches them: for the tests that name the route of a request they send.
+func (r Route) Matches(method, path string) bool {
+	_, ok := match(splitPath(r.Pattern), splitPath(path))
+	return ok && r.Method == method
+}
+
 // splitPath drops one leading and one trailing slash, no more: "/x//" (or an encoded "/x/%2F/") has an
 // empty segment and matches nothing.
 func splitPath(p string) []string {
