@@ -64,7 +64,9 @@ func (h *handler) logout(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	if err := h.users.RevokeToken(r.Context(), ref); err != nil {
+	// A delete that meets a transaction on the token (ECONFLICT) is sent again as it is.
+	revoke := func(int) error { return h.users.RevokeToken(r.Context(), ref) }
+	if err := domain.RetryOnConflict(r.Context(), maxAttempts, revoke); err != nil {
 		return err
 	}
 	httpapi.WriteNoContent(w)

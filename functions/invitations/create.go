@@ -227,7 +227,9 @@ func (h *handler) destroy(w http.ResponseWriter, r *http.Request) error {
 		}
 		return domain.NotFound()
 	}
-	if err := h.store.DeleteInvitation(r.Context(), inv.ID); err != nil {
+	// A delete that meets a transaction on the invitation (ECONFLICT) is sent again as it is.
+	del := func(int) error { return h.store.DeleteInvitation(r.Context(), inv.ID) }
+	if err := domain.RetryOnConflict(r.Context(), maxAttempts, del); err != nil {
 		return err
 	}
 	httpapi.WriteNoContent(w)

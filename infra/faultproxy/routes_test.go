@@ -106,10 +106,6 @@ func operations(t *testing.T) []operation {
 	return ops
 }
 
-// unretried are the routes whose one DeleteItem is not sent again after a lost race: each answers the
-// race with SPEC §9's 503 at once, which TestWriteConflictsAreRetried would fail for want of a retry.
-var unretried = []string{"POST /api/v1/auth/logout", "DELETE /api/v1/organization-invitations/{id}/"}
-
 // The demo organization of which grace@example.com is an administrator.
 const demoOrganization = "1463dfec-18c0-58cd-9c54-03d6320cc136"
 

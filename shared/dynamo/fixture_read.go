@@ -187,21 +187,6 @@ func decodeTagCount(item map[string]types.AttributeValue) (int, error) {
 	return c.Count, err
 }
 
-// decodeFound decodes into out, under its reference, each item of refs that was found.
-func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key, items map[key]map[string]types.AttributeValue,
-	decode func(map[string]types.AttributeValue) (V, error)) error {
-	for _, r := range refs {
-		if item := items[keyOf(r)]; item != nil {
-			v, err := decode(item)
-			if err != nil {
-				return err
-			}
-			out[r] = v
-		}
-	}
-	return nil
-}
-
 // decodeIndexed decodes into out, under its id, each entity GSI1 found for ids. The index may be stale:
 // an item that now holds another entity (or none) is not it.
 func decodeIndexed[V any](out map[string]V, ids []string, indexKey func(string) key, idOf func(V) string, byIndex map[key][]key,

@@ -48,13 +48,13 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 		return domain.InvitationRefs{}, err
 	}
 	folioKey := func(id string) key { return portfolioKey(q.PortfolioOrgID, id) }
-	if err := decodeFound(items, q.OrganizationIDs, orgKey, decodeOrganization, refs.Organizations); err != nil {
+	if err := decodeFound(refs.Organizations, q.OrganizationIDs, orgKey, items, decodeOrganization); err != nil {
 		return domain.InvitationRefs{}, err
 	}
-	if err := decodeFound(items, q.UserIDs, userKey, decodeUser, refs.Users); err != nil {
+	if err := decodeFound(refs.Users, q.UserIDs, userKey, items, decodeUser); err != nil {
 		return domain.InvitationRefs{}, err
 	}
-	if err := decodeFound(items, q.PortfolioIDs, folioKey, decodePortfolio, refs.Portfolios); err != nil {
+	if err := decodeFound(refs.Portfolios, q.PortfolioIDs, folioKey, items, decodePortfolio); err != nil {
 		return domain.InvitationRefs{}, err
 	}
 	if q.Email != "" {

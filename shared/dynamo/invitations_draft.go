@@ -128,7 +128,7 @@ func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d do
 	}
 	d.Portfolios = map[string]domain.Portfolio{}
 	folioKey := func(id string) key { return portfolioKey(q.OrganizationID, id) }
-	if err := decodeFound(items, q.PortfolioIDs, folioKey, decodePortfolio, d.Portfolios); err != nil {
+	if err := decodeFound(d.Portfolios, q.PortfolioIDs, folioKey, items, decodePortfolio); err != nil {
 		return domain.DraftRead{}, err
 	}
 	d.Invitations = nil

@@ -72,17 +72,16 @@ func getDecoded[T any](ctx context.Context, s *Store, step string, k key, decode
 	return decode(item)
 }
 
-// decodeFound decodes the item that items holds for each of ids (at keyOf(id)) into into, by id; an id
-// whose item was not found is left out.
-func decodeFound[T any](items map[key]map[string]types.AttributeValue, ids []string, keyOf func(string) key,
-	decode func(map[string]types.AttributeValue) (T, error), into map[string]T) error {
-	for _, id := range ids {
-		if item := items[keyOf(id)]; item != nil {
+// decodeFound decodes into out, under its reference, each item of refs that was found.
+func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key, items map[key]map[string]types.AttributeValue,
+	decode func(map[string]types.AttributeValue) (V, error)) error {
+	for _, r := range refs {
+		if item := items[keyOf(r)]; item != nil {
 			v, err := decode(item)
 			if err != nil {
 				return err
 			}
-			into[id] = v
+			out[r] = v
 		}
 	}
 	return nil
