@@ -27,15 +27,15 @@ import (
 // and the ratios hold; run it with -benchtime=<rounds>x (`make bench`: BENCH_ROUNDS, default 400).
 //
 // Two groups, each in rounds with its own baseline, measured in the same run:
-//   - DynamoDB-bound operations, with a raw GetItem of a small item through the same SDK client. Target
-//     (issue 8): p50 ≤ round trips × GetItem p50 + 1 ms.
-//   - Password-bound operations, with one bare argon2id hash at the service's parameters. Login's target
-//     (issue 8): p50 ≤ 1.2 × hash p50. Creating a user hashes the new password before its write, so its
+//   - DynamoDB-bound operations, with a raw GetItem of a small item through the same SDK client. Target:
+//     p50 ≤ round trips × GetItem p50 + 1 ms.
+//   - Password-bound operations, with one bare argon2id hash at the service's parameters. Login's target:
+//     p50 ≤ 1.2 × hash p50. Creating a user hashes the new password before its write, so its
 //     target is the DynamoDB one plus one hash. The four ways a login fails (unknown email, wrong
 //     password, inactive account, unusable password) have login's target, and a line of their p50s
 //     and spread beside the hash's own variation (SPEC §9, "Login timing").
 //
-// They are kept apart because each Lambda function is a process of its own: the 7 MiB that every
+// They are kept apart because each Lambda function is a process of its own: the memory that every
 // argon2id hash allocates would otherwise bring garbage collections into the comment and invitation
 // requests that follow, which in AWS never share a heap with a login.
 //

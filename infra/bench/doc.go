@@ -1,4 +1,4 @@
-// Package bench is `make bench`'s report of every operation of the API (issue 8): each one sent through
+// Package bench is `make bench`'s report of every operation of the API: each one sent through
 // the full local path (API Gateway event → aws-lambda-go-api-proxy → handler → DynamoDB Local) in
 // rounds, with its p50 and p99, allocations, sequential DynamoDB round trips and the request units AWS
 // would bill for it, next to two baselines measured in the same run: a raw GetItem through the same SDK

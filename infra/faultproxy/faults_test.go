@@ -55,9 +55,9 @@ var stepwise = []faultproxy.Mode{faultproxy.InternalError}
 // concurrently is how many groups of cases run at once: most of a case is waiting, on backoff or a hang.
 const concurrently = 4
 
-// hashing lets one request that runs argon2id (7 MiB, five passes) run at a time. Under -race on two
-// shared cores one such request takes most of a second of CPU; several at once took 3 to 5 s each,
-// past the request budget (2 s, which counts CPU time too), and failed with a store that worked.
+// hashing lets one request that runs argon2id run at a time. Under -race on two shared cores such a
+// request takes much of the request budget (2 s, which counts CPU time too) on its own; several at
+// once run past it, and would fail with a store that worked.
 var hashing sync.Mutex
 
 var fresh atomic.Int64
