@@ -1,10 +1,8 @@
 package auth_test
 
 import (
-	"context"
 	"fmt"
 	"net/http"
-	"os"
 	"sync"
 	"testing"
 
@@ -98,15 +96,7 @@ func TestHundredAndFiftyFailuresFromOneAddressAtOnceCheckAHundred(t *testing.T) 
 // once the store answers again the email still has its ten attempts.
 func TestNoPasswordIsCheckedUncounted(t *testing.T) {
 	db := testkit.NewDB(t)
-	proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	client, err := dynamo.NewClient(context.Background(), proxy.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, proxy := testkit.BehindProxy(t)
 	checks := &hashChecks{}
 	gw, _ := serve(t, dynamo.New(client, db.Table), checks)
 	u := db.User(t, testkit.NewUser{})

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
-	"os"
 	"reflect"
 	"slices"
 	"strconv"
@@ -134,15 +133,7 @@ type api struct {
 func (d *demo) api(t *testing.T) *api {
 	t.Helper()
 	db := d.copy(t)
-	proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	client, err := dynamo.NewClient(context.Background(), proxy.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, proxy := testkit.BehindProxy(t)
 	log := testkit.Log(t) // searched for secrets when the tests end: failing requests log their errors
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}

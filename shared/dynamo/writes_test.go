@@ -3,7 +3,6 @@ package dynamo_test
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"testing"
 	"time"
@@ -19,15 +18,7 @@ import (
 // the production client (its attempt timeout and retries).
 func behindProxy(t *testing.T, db *testkit.DB) (*dynamo.Store, *faultproxy.Proxy) {
 	t.Helper()
-	proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = proxy.Close() })
-	client, err := dynamo.NewClient(context.Background(), proxy.URL)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client, proxy := testkit.BehindProxy(t)
 	return dynamo.New(client, db.Table), proxy
 }
 
