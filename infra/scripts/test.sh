@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `make test` (and `make bench` with the argument bench): vet, staticcheck and Redocly's lint of openapi.yaml,
+# `make test` (and `make bench` with the argument bench): vet, staticcheck, actionlint, Redocly's lint of openapi.yaml,
 # then every test with the race detector, against a DynamoDB Local of its own (an
 # in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
 set -euo pipefail
@@ -19,6 +19,8 @@ if [ -n "$unformatted" ]; then echo "gofmt would change: $unformatted" >&2; exit
 go vet ./...
 # staticcheck, pinned, through the Go module proxy: nothing to install by hand.
 go run honnef.co/go/tools/cmd/staticcheck@v0.8.2 ./...
+# The GitHub Actions workflow, with actionlint (pinned, through the Go module proxy as staticcheck).
+go run github.com/rhysd/actionlint/cmd/actionlint@v1.7.12 .github/workflows/*.yml
 # openapi.yaml against Redocly's rules; this also installs the Swagger UI the docs tests serve.
 infra/scripts/docs-assets.sh lint
 # Chromium, for the docs page's browser test (infra/local), installed like Java where it is missing.
