@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `make test` (and `make bench` with the argument bench): vet, staticcheck, actionlint, Redocly's lint of openapi.yaml,
-# then every test with the race detector, against a DynamoDB Local of its own (an
+# `make test` (and `make bench` with the argument bench): vet, staticcheck, actionlint, Redocly's lint of
+# openapi.yaml, then every test with the race detector, against a DynamoDB Local of its own (an
 # in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
