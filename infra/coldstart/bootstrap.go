@@ -26,6 +26,7 @@ var packages = map[string]string{
 	"UsersFunction":       "./functions/users/lambda",
 	"InvitationsFunction": "./functions/invitations/lambda",
 	"CommentsFunction":    "./functions/comments/lambda",
+	"DocsFunction":        "./functions/docs/lambda",
 	HelloWorld:            "./infra/coldstart/hello",
 }
 

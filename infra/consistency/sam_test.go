@@ -32,6 +32,9 @@ type cfnResource struct {
 	DeletionPolicy      string         `json:"DeletionPolicy"`
 	UpdateReplacePolicy string         `json:"UpdateReplacePolicy"`
 	Properties          map[string]any `json:"Properties"`
+	Condition           string         `json:"Condition"`
+	DependsOn           any            `json:"DependsOn"`
+	Metadata            map[string]any `json:"Metadata"`
 }
 
 var translation struct {
@@ -140,6 +143,7 @@ func TestSAMTranslation(t *testing.T) {
 			if got := s.Properties["TracingEnabled"]; !reflect.DeepEqual(got, want(t, `{"Fn::If": ["TracingActive", true, false]}`)) {
 				t.Errorf("stage TracingEnabled %v, want it to follow the Tracing parameter", got)
 			}
+			checkAccessLogs(t, cfn, s)
 		}
 	})
 

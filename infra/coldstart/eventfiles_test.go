@@ -1,0 +1,271 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/aws/aws-lambda-go/events"
+	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/contract"
+)
+
+// eventFile is one file of events/: an API Gateway REST (payload 1.0) event for `sam local invoke`,
+// named <Function>-<method>-<what>.json after the logical id of the function that serves it.
+type eventFile struct {
+	Name     string
+	Function string
+	Status   int // what events/expected.json says the function answers against the demo data
+	Event    events.APIGatewayProxyRequest
+}
+
+// tokenPlaceholder is how an event names the demo user whose token it needs: "<token:EMAIL>".
+var tokenPlaceholder = regexp.MustCompile(`<token:([^>]+)>`)
+
+// loadEventFiles reads events/ and events/expected.json at the root of the checkout.
+func loadEventFiles(t *testing.T, root string) []eventFile {
+	t.Helper()
+	dir := filepath.Join(root, "events")
+	var expected map[string]int
+	b, err := os.ReadFile(filepath.Join(dir, "expected.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &expected)
+	}
+	if err != nil {
+		t.Fatalf("events/expected.json: %v", err)
+	}
+	names, err := filepath.Glob(filepath.Join(dir, "*Function-*.json"))
+	if err != nil || len(names) == 0 {
+		t.Fatalf("no event files in %s: %v", dir, err)
+	}
+	var out []eventFile
+	for _, path := range names {
+		name := filepath.Base(path)
+		f := eventFile{Name: name, Function: name[:strings.Index(name, "-")], Status: expected[name]}
+		b, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(b, &f.Event)
+		}
+		if err != nil {
+			t.Fatalf("events/%s: %v", name, err)
+		}
+		if f.Status == 0 {
+			t.Errorf("events/expected.json has no status for %s", name)
+		}
+		delete(expected, name)
+		out = append(out, f)
+	}
+	for name := range expected {
+		t.Errorf("events/expected.json lists %s, which is not in events/", name)
+	}
+	return out
+}
+
+// TestEventFilesCoverEveryRoute: a route that no file of events/ reaches, through the function that
+// serves it, fails here, so that a new route gets its event.
+func TestEventFilesCoverEveryRoute(t *testing.T) {
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := loadEventFiles(t, filepath.Dir(templatePath))
+	for _, r := range stack.Routes() {
+		covered := slices.ContainsFunc(files, func(f eventFile) bool {
+			return f.Function == r.Function && f.Event.HTTPMethod == r.Method &&
+				strings.TrimSuffix(f.Event.Resource, "/") == strings.TrimSuffix(r.Pattern, "/")
+		})
+		if !covered {
+			t.Errorf("%s (%s) has no event in events/: add %s-%s-<what>.json and its status in events/expected.json",
+				r.Name(), r.Function, r.Function, strings.ToLower(r.Method))
+		}
+	}
+}
+
+// The built bootstraps, not the handlers: every event of events/ is sent through the Runtime API to
+// its function's bootstrap, started with Lambda's environment against the demo data, and must get the
+// status events/expected.json gives, the request id the event carries, and a body as openapi.yaml
+// describes it. A token placeholder is replaced by a real token of that demo user, from a login
+// through AuthFunction's bootstrap; each event changes a different item of the demo data, so the
+// functions run side by side.
+func TestEveryEventFileIsAnswered(t *testing.T) {
+	db := testkit.NewDB(t)
+	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
+	templatePath, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(templatePath)
+	files := loadEventFiles(t, root)
+	byFunction := map[string][]eventFile{}
+	for _, f := range files {
+		byFunction[f.Function] = append(byFunction[f.Function], f)
+	}
+	functions := slices.Sorted(mapKeys(byFunction))
+	_, bins := build(t, functions...)
+	docsFiles(t, root, bins)
+	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"), "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
+	tokens := demoTokens(t, root, files, bins, env)
+
+	for _, b := range bins {
+		t.Run(b.Function, func(t *testing.T) {
+			t.Parallel()
+			p := startProcess(t, b, env)
+			for _, f := range byFunction[b.Function] {
+				answerEventFile(t, p, f, tokens)
+			}
+		})
+	}
+}
+
+// answerEventFile sends f, its token placeholders replaced, and checks the answer.
+func answerEventFile(t *testing.T, p *Process, f eventFile, tokens map[string]string) {
+	t.Helper()
+	ev := f.Event
+	withToken := func(v string) string {
+		return tokenPlaceholder.ReplaceAllStringFunc(v, func(m string) string { return tokens[tokenPlaceholder.FindStringSubmatch(m)[1]] })
+	}
+	ev.Headers, ev.MultiValueHeaders = map[string]string{}, map[string][]string{}
+	for k, v := range f.Event.Headers {
+		ev.Headers[k] = withToken(v)
+	}
+	for k, vs := range f.Event.MultiValueHeaders {
+		for _, v := range vs {
+			ev.MultiValueHeaders[k] = append(ev.MultiValueHeaders[k], withToken(v))
+		}
+	}
+	payload, err := json.Marshal(ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := p.API.Invoke(t.Context(), payload)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", f.Name, err, p.Output())
+	}
+	resp, err := ProxyResponse(res)
+	if err != nil {
+		t.Fatalf("%s: %v", f.Name, err)
+	}
+	header := responseHeader(resp)
+	if resp.StatusCode != f.Status {
+		t.Errorf("%s: %d, want %d: %.300s", f.Name, resp.StatusCode, f.Status, resp.Body)
+		return
+	}
+	// What API Gateway's access log holds as requestId is what the function logged and answered.
+	if got := header.Get("X-Request-Id"); got != f.Event.RequestContext.RequestID {
+		t.Errorf("%s: X-Request-Id %q, want the event's requestContext.requestId %q", f.Name, got, f.Event.RequestContext.RequestID)
+	}
+	if strings.HasPrefix(f.Event.Path, "/api/v1/") {
+		u := url.URL{Path: f.Event.Path, RawQuery: url.Values(f.Event.MultiValueQueryStringParameters).Encode()}
+		contract.Validate(t, f.Event.HTTPMethod, u.Path, u.Query(), resp.StatusCode, header, []byte(resp.Body))
+		return
+	}
+	// The docs function's page, asset and schema: what it serves, whole.
+	if ct := header.Get("Content-Type"); !strings.Contains(ct, docsContentType(f.Event.Path)) || len(resp.Body) < 100 {
+		t.Errorf("%s: Content-Type %q and %d bytes, want a whole %s", f.Name, ct, len(resp.Body), docsContentType(f.Event.Path))
+	}
+}
+
+func docsContentType(path string) string {
+	switch {
+	case strings.HasSuffix(path, ".css"):
+		return "text/css"
+	case strings.HasSuffix(path, ".js"):
+		return "text/javascript"
+	case strings.HasPrefix(path, "/api/schema/"):
+		return "openapi"
+	}
+	return "text/html"
+}
+
+func responseHeader(resp events.APIGatewayProxyResponse) http.Header {
+	header := http.Header{}
+	for k, vs := range resp.MultiValueHeaders {
+		for _, v := range vs {
+			header.Add(k, v)
+		}
+	}
+	for k, v := range resp.Headers {
+		header.Set(k, v)
+	}
+	return header
+}
+
+// demoTokens logs in, through AuthFunction's bootstrap, each demo user an event asks a token of, with
+// the password infra/fixtures/demo.json gives that user.
+func demoTokens(t *testing.T, root string, files []eventFile, bins []Bootstrap, env Settings) map[string]string {
+	t.Helper()
+	var fixture struct {
+		Users []struct{ Email, Password string } `json:"users"`
+	}
+	b, err := os.ReadFile(filepath.Join(root, "infra", "fixtures", "demo.json"))
+	if err == nil {
+		err = json.Unmarshal(b, &fixture)
+	}
+	if err != nil {
+		t.Fatalf("demo fixture: %v", err)
+	}
+	i := slices.IndexFunc(bins, func(b Bootstrap) bool { return b.Function == "AuthFunction" })
+	if i < 0 {
+		t.Fatal("no AuthFunction bootstrap to log in with")
+	}
+	evs, err := NewEvents(filepath.Join(root, "template.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := startProcess(t, bins[i], env)
+	tokens := map[string]string{}
+	for _, f := range files {
+		for _, m := range tokenPlaceholder.FindAllStringSubmatch(f.Event.Headers["Authorization"], -1) {
+			email := m[1]
+			if tokens[email] != "" {
+				continue
+			}
+			u := slices.IndexFunc(fixture.Users, func(u struct{ Email, Password string }) bool { return u.Email == email })
+			if u < 0 {
+				t.Fatalf("%s asks a token of %s, who is not a user of the demo fixture", f.Name, email)
+			}
+			resp, user := invoke(t, evs, auth, http.MethodPost, "/api/v1/auth/login", "", LoginBody(email, fixture.Users[u].Password))
+			token, _ := user["token"].(string)
+			if resp.StatusCode != http.StatusCreated || token == "" || user["email"] != email {
+				t.Fatalf("login as %s: %d %s", email, resp.StatusCode, resp.Body)
+			}
+			tokens[email] = token
+		}
+	}
+	return tokens
+}
+
+// docsFiles puts openapi.yaml and Swagger UI's files beside the DocsFunction bootstrap, as
+// build-DocsFunction does in the deployment package.
+func docsFiles(t *testing.T, root string, bins []Bootstrap) {
+	t.Helper()
+	for _, b := range bins {
+		if b.Function != "DocsFunction" {
+			continue
+		}
+		cmd := exec.Command(filepath.Join(root, "infra", "scripts", "docs-assets.sh"), "copy", filepath.Dir(b.Path))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("docs-assets.sh copy: %v\n%s", err, out)
+		}
+	}
+}
+
+func mapKeys[V any](m map[string]V) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
