@@ -140,11 +140,18 @@ func run(ctx context.Context, path, target string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	sum, err := fixture.Load(ctx, dynamo.New(client, dest.table), file, time.Now(), cfg.InvitationTTL)
+	m := startMeter(out, file.Entries())
+	sum, err := fixture.LoadReporting(ctx, dynamo.New(client, dest.table), file, time.Now(), cfg.InvitationTTL, m.wrote)
+	took := m.finish()
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted; what was written stays, and running the load again completes it: %w", path, err)
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(out, "loaded %s into table %s\n%s", path, dest.table, sum)
+	n := file.Entries()
+	fmt.Fprintf(out, "loaded %s into table %s: %d entries in %s (%.0f/s)\n%s", path, dest.table, n,
+		took.Round(time.Millisecond), perSecond(n, took), sum)
 	return nil
 }
 
