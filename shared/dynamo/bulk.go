@@ -23,7 +23,7 @@ const (
 	bulkAttemptTimeout = 60 * time.Second
 	bulkConnectTimeout = 10 * time.Second
 	// BulkMaxAttempts is the SDK's attempts per call. With bulkBackoff's cap, a call keeps trying
-	// through a minute or more of throttling before the load stops.
+	// through throttling that lasts far longer than a burst before the load stops.
 	BulkMaxAttempts = 20
 	// bulkBaseBackoff and bulkMaxBackoff shape the jittered exponential backoff: DynamoDB throttles per
 	// partition and second, so the first retries come quickly and later ones wait whole seconds.

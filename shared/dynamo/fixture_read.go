@@ -70,7 +70,7 @@ type FixtureComment struct {
 const fixtureIndexQueries = 16
 
 // fixtureReadKeys is how many keys FixtureState reads at a time: batchGet sends all its calls of 100
-// keys at once, which for a file of 100,000 entries would be a thousand calls in flight.
+// keys at once, and a migration's file names enough keys to make that hundreds of calls in flight.
 const fixtureReadKeys = 16 * 100
 
 // FixtureState reads everything refs names: members and portfolios by id through GSI1 (one query per
