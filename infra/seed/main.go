@@ -140,24 +140,32 @@ func run(ctx context.Context, path, target string, out io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	sum, err := fixture.Load(ctx, dynamo.New(client, dest.table), file, time.Now(), cfg.InvitationTTL)
+	m := startMeter(out, file.Entries())
+	sum, err := fixture.LoadReporting(ctx, dynamo.New(client, dest.table), file, time.Now(), cfg.InvitationTTL, m.wrote)
+	took := m.finish()
 	if err != nil {
+		if ctx.Err() != nil {
+			return fmt.Errorf("%s: interrupted; what was written stays, and running the load again completes it: %w", path, err)
+		}
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	fmt.Fprintf(out, "loaded %s into table %s\n%s", path, dest.table, sum)
+	n := file.Entries()
+	fmt.Fprintf(out, "loaded %s into table %s: %d entries in %s (%.0f/s)\n%s", path, dest.table, n,
+		took.Round(time.Millisecond), perSecond(n, took), sum)
 	return nil
 }
 
-// newClient is the DynamoDB Local client of the local target, or for AWS a client with the SDK's whole
-// chain of region and credentials (environment, profiles, single sign-on), which the functions' own
-// client leaves out (dynamo.NewClient reads Lambda's environment only).
+// newClient is the loader's bulk client (dynamo.NewBulkClient: long attempts, many retries with
+// backoff, no request budget), for DynamoDB Local, or for AWS with the SDK's whole chain of region and
+// credentials (environment, profiles, single sign-on), which the functions' own client leaves out
+// (it reads Lambda's environment only).
 func newClient(ctx context.Context, dest destination) (*dynamodb.Client, error) {
 	if dest.target != targetAWS {
-		return dynamo.NewClient(ctx, dest.endpoint)
+		return dynamo.NewLocalBulkClient(dest.endpoint)
 	}
 	cfg, err := awsconfig.LoadDefaultConfig(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("load AWS config: %w", err)
 	}
-	return dynamo.NewClientFromConfig(cfg, ""), nil
+	return dynamo.NewBulkClient(cfg, ""), nil
 }

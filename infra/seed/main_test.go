@@ -47,8 +47,8 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 		wantOut []string
 		wantErr string
 	}{
-		{name: "first load creates the table", path: good, wantOut: []string{"created table " + table, "users:         1 new, 0 replaced"}},
-		{name: "second load replaces", path: good, wantOut: []string{"users:         0 new, 1 replaced"}},
+		{name: "first load creates the table", path: good, wantOut: []string{"created table " + table, "1 of 1 entries (100%)", "1 entries in ", "users:         1 new, 0 replaced"}},
+		{name: "second load replaces", path: good, wantOut: []string{"1 of 1 entries (100%)", "users:         0 new, 1 replaced"}},
 		{name: "a refused file names the entry", path: bad, wantErr: "members[0] (id "},
 		{name: "a missing file", path: filepath.Join(dir, "nope.json"), wantErr: "open fixture"},
 	}

@@ -125,7 +125,9 @@ func TestRunToAWS(t *testing.T) {
 		if lines[0] != want {
 			t.Errorf("first line %q, want %q", lines[0], want)
 		}
-		if len(lines) < 2 || !strings.HasPrefix(lines[1], "loaded "+fixturePath+" into table "+table) {
+		// Then the progress, its last line telling every entry written, then the summary.
+		if len(lines) < 3 || !strings.HasPrefix(lines[1], "1 of 1 entries (100%)") ||
+			!strings.HasPrefix(lines[2], "loaded "+fixturePath+" into table "+table) {
 			t.Errorf("output %q: want the load reported after the region and table", out.String())
 		}
 		store := dynamo.New(client, table)

@@ -68,6 +68,12 @@ func NewClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamo
 			o.MaxBackoff = maxBackoff
 		})
 	}
+	return newFromConfig(cfg, endpoint, optFns...)
+}
+
+// newFromConfig is the client of cfg (its HTTP client and retryer set), sent to endpoint when it is set
+// (DynamoDB Local).
+func newFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
 	opts := optFns
 	if endpoint != "" {
 		opts = append([]func(*dynamodb.Options){func(o *dynamodb.Options) {

@@ -3,6 +3,8 @@ package dynamo
 import (
 	"cmp"
 	"context"
+	"maps"
+	"slices"
 	"sync"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -67,6 +69,10 @@ type FixtureComment struct {
 // need one query each, and a fixture can name hundreds.
 const fixtureIndexQueries = 16
 
+// fixtureReadKeys is how many keys FixtureState reads at a time: batchGet sends all its calls of 100
+// keys at once, and a migration's file names enough keys to make that hundreds of calls in flight.
+const fixtureReadKeys = 16 * 100
+
 // FixtureState reads everything refs names: members and portfolios by id through GSI1 (one query per
 // id, run in parallel), then every item, the found members' and portfolios' included, in one
 // strongly consistent BatchGetItem sequence. The base items are read even for members and portfolios
@@ -113,9 +119,15 @@ func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureStat
 	for _, t := range refs.Tags {
 		keys = append(keys, objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag))
 	}
-	items, err := s.batchGet(ctx, "read fixture state", keys)
-	if err != nil {
-		return FixtureState{}, err
+	seen := make(map[key]bool, len(keys)) // a file names its organizations again in every entry
+	keys = slices.DeleteFunc(keys, func(k key) bool { dup := seen[k]; seen[k] = true; return dup })
+	items := make(map[key]map[string]types.AttributeValue, len(keys))
+	for part := range slices.Chunk(keys, fixtureReadKeys) {
+		found, err := s.batchGet(ctx, "read fixture state", part)
+		if err != nil {
+			return FixtureState{}, err
+		}
+		maps.Copy(items, found)
 	}
 	return decodeFixtureState(refs, byIndex, items)
 }
