@@ -113,3 +113,58 @@ func chromium(t *testing.T, browser string, args ...string) []byte {
 	}
 	return stdout.Bytes()
 }
+
+// TestTryItOutCallsTheAPIThatServedIt drives the docs page in Chromium as a person would, from a server
+// on a port other than 3000 and under the stage: Authorize with a token, "Try it out" on
+// GET /api/v1/comments/{id}/, Execute. The schema names the server that served it (functions/docs), so
+// the call goes to this server, under the stage, which the page's connect-src 'self' allows: 200.
+func TestTryItOutCallsTheAPIThatServedIt(t *testing.T) {
+	browser, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Skip("chromium is not installed; make test installs it (apt-get install chromium)")
+	}
+	node, err := exec.LookPath("node")
+	if err != nil {
+		t.Skip("node is not installed")
+	}
+	tpl, err := gateway.FindTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := filepath.Dir(tpl)
+	modules := filepath.Join(root, ".local", "docs", "node_modules")
+	if _, err := os.Stat(filepath.Join(modules, "puppeteer-core")); err != nil {
+		t.Fatalf("puppeteer-core is not installed (infra/scripts/docs-assets.sh install, which make test runs): %v", err)
+	}
+	db := testkit.NewDB(t)
+	db.LoadDemo(t, time.Now(), time.Hour)
+	admin, err := db.UserByEmail(t, "admin@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	token := db.Token(t, admin, time.Hour)
+	env := service.Env{
+		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL},
+		Log:    testkit.Log(t), Client: db.Client, Store: db.Store, Now: time.Now,
+	}
+	gw, _, err := api(env, "Prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	defer srv.Close()
+	const comment = "1dd33483-4850-52d3-b291-7668cb7a5a3a" // a comment of the demo fixture
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, node, filepath.Join(root, "infra", "local", "tryitout.cjs"),
+		browser, srv.URL+"/Prod/api/docs/", token, comment)
+	cmd.Env = append(os.Environ(), "NODE_PATH="+modules)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("Try it out: %v\n%s", err, stderr.Bytes())
+	}
+	if got := strings.TrimSpace(stdout.String()); got != "200" {
+		t.Errorf("Try it out on GET /api/v1/comments/{id}/ from %s/Prod: the page shows %q, want 200", srv.URL, got)
+	}
+}
