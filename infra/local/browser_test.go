@@ -34,17 +34,7 @@ func TestDocsPageInABrowser(t *testing.T) {
 	if err != nil {
 		t.Skip("chromium is not installed; make test installs it (apt-get install chromium)")
 	}
-	db := testkit.NewDB(t)
-	env := service.Env{
-		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL},
-		Log:    testkit.Log(t), Client: db.Client, Store: db.Store, Now: time.Now,
-	}
-	gw, routes, err := api(env, "Prod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gw)
-	defer srv.Close()
+	srv, routes := serve(t, testkit.NewDB(t))
 	url := srv.URL + "/api/docs/"
 
 	dom := chromium(t, browser, "--dump-dom", url)
@@ -90,6 +80,23 @@ func TestDocsPageInABrowser(t *testing.T) {
 		t.Fatalf("screenshot %s: %d bytes, %v", shot, len(png), err)
 	}
 	t.Logf("%d operations on the page; screenshot %s (%d bytes)", len(shown), shot, len(png))
+}
+
+// serve starts the server `make run` serves (the same api(), stage Prod) on a port of its own, over db.
+func serve(t *testing.T, db *testkit.DB) (*httptest.Server, []gateway.Route) {
+	t.Helper()
+	env := service.Env{
+		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(),
+			InvitationURL: config.DefaultInvitationURL},
+		Log: testkit.Log(t), Client: db.Client, Store: db.Store, Now: time.Now,
+	}
+	gw, routes, err := api(env, "Prod")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer(gw)
+	t.Cleanup(srv.Close)
+	return srv, routes
 }
 
 // operationBlock is one operation as Swagger UI renders it: its block's method class, then its path.
@@ -143,16 +150,7 @@ func TestTryItOutCallsTheAPIThatServedIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	token := db.Token(t, admin, time.Hour)
-	env := service.Env{
-		Config: config.Config{TableName: db.Table, TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL},
-		Log:    testkit.Log(t), Client: db.Client, Store: db.Store, Now: time.Now,
-	}
-	gw, _, err := api(env, "Prod")
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := httptest.NewServer(gw)
-	defer srv.Close()
+	srv, _ := serve(t, db)
 	const comment = "1dd33483-4850-52d3-b291-7668cb7a5a3a" // a comment of the demo fixture
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
