@@ -84,15 +84,7 @@ func startProcess(t *testing.T, b Bootstrap, env Settings) *Process {
 func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
 	t.Helper()
 	resp := send(t, evs, p, method, pathQuery, token, body)
-	header := http.Header{}
-	for k, vs := range resp.MultiValueHeaders {
-		for _, v := range vs {
-			header.Add(k, v)
-		}
-	}
-	for k, v := range resp.Headers {
-		header.Set(k, v)
-	}
+	header := responseHeader(resp)
 	if header.Get("X-Request-Id") == "" {
 		t.Errorf("%s %s: no X-Request-Id", method, pathQuery)
 	}
