@@ -2,14 +2,11 @@ package dynamo
 
 import (
 	"math/rand/v2"
-	"net"
-	"net/http"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/aws/ratelimit"
 	"github.com/aws/aws-sdk-go-v2/aws/retry"
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 )
 
@@ -44,15 +41,8 @@ const (
 //     few hundred retries have happened in the process, which a bulk job against a throttled table
 //     reaches by design.
 func NewBulkClient(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg.HTTPClient = awshttp.NewBuildableClient().
-		WithTimeout(bulkAttemptTimeout).
-		WithDialerOptions(func(d *net.Dialer) { d.Timeout = bulkConnectTimeout }).
-		WithTransportOptions(func(t *http.Transport) {
-			t.TLSHandshakeTimeout = bulkConnectTimeout
-			t.ResponseHeaderTimeout = bulkAttemptTimeout
-			// The loader's writers run in parallel: keep a connection for each.
-			t.MaxIdleConnsPerHost = 64
-		})
+	// The loader's writers run in parallel: a connection is kept for each.
+	cfg.HTTPClient = httpClient(bulkAttemptTimeout, bulkConnectTimeout, 64)
 	cfg.Retryer = func() aws.Retryer {
 		return retry.NewStandard(func(so *retry.StandardOptions) {
 			so.MaxAttempts = BulkMaxAttempts

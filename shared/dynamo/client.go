@@ -49,26 +49,30 @@ func NewClient(ctx context.Context, endpoint string, optFns ...func(*dynamodb.Op
 	if err != nil {
 		return nil, err
 	}
-	return NewClientFromConfig(cfg, endpoint, optFns...), nil
-}
-
-// NewClientFromConfig is NewClient with the region and credentials of cfg: for a tool that resolves
-// the SDK's whole chain of profiles and single sign-on itself (make seed TARGET=aws).
-func NewClientFromConfig(cfg aws.Config, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
-	cfg.HTTPClient = awshttp.NewBuildableClient().
-		WithTimeout(AttemptTimeout).
-		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connectTimeout }).
-		WithTransportOptions(func(t *http.Transport) {
-			t.TLSHandshakeTimeout = connectTimeout
-			t.ResponseHeaderTimeout = AttemptTimeout
-		})
+	cfg.HTTPClient = httpClient(AttemptTimeout, connectTimeout, 0)
 	cfg.Retryer = func() aws.Retryer {
 		return retry.NewStandard(func(o *retry.StandardOptions) {
 			o.MaxAttempts = MaxAttempts
 			o.MaxBackoff = maxBackoff
 		})
 	}
-	return newFromConfig(cfg, endpoint, optFns...)
+	return newFromConfig(cfg, endpoint, optFns...), nil
+}
+
+// httpClient bounds each HTTP exchange to attempt (from dialling to the last byte of the body) and each
+// connection's set-up to connect; idle connections kept per host, when not 0, for clients whose calls
+// run in parallel.
+func httpClient(attempt, connect time.Duration, idle int) *awshttp.BuildableClient {
+	return awshttp.NewBuildableClient().
+		WithTimeout(attempt).
+		WithDialerOptions(func(d *net.Dialer) { d.Timeout = connect }).
+		WithTransportOptions(func(t *http.Transport) {
+			t.TLSHandshakeTimeout = connect
+			t.ResponseHeaderTimeout = attempt
+			if idle > 0 {
+				t.MaxIdleConnsPerHost = idle
+			}
+		})
 }
 
 // newFromConfig is the client of cfg (its HTTP client and retryer set), sent to endpoint when it is set
