@@ -58,7 +58,7 @@ func (s *Store) unrecordedExpiryKeys(ctx context.Context, now time.Time) ([]pend
 	out := make([]pendingEntry, 0, len(entries))
 	for _, e := range entries {
 		out = append(out, pendingEntry{
-			inv: domain.Invitation{ID: e.ID, OrganizationID: e.OrganizationID, Email: e.Email, CreatedAt: e.CreatedAt},
+			inv:    domain.Invitation{ID: e.ID, OrganizationID: e.OrganizationID, Email: e.Email, CreatedAt: e.CreatedAt},
 			expiry: domain.FormatTime(e.ExpiryDate),
 		})
 	}

@@ -26,8 +26,8 @@ func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList
 		}
 	}
 	var (
-		items          map[key]map[string]types.AttributeValue
-		expired        []domain.InvitationEntry
+		items             map[key]map[string]types.AttributeValue
+		expired           []domain.InvitationEntry
 		errCounts, errExp error
 	)
 	expiries := list.Status != nil && (*list.Status == domain.StatusPending || *list.Status == domain.StatusExpired)
