@@ -247,25 +247,3 @@ func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
 // scheduling delays on a loaded 2-core machine, far below what makes tests slow.
 const BudgetLatency = 20 * time.Millisecond
 
-// DropIndex deletes a global secondary index of the table and waits until it is gone: how a test sees
-// the functions run against a table whose index DynamoDB has not built yet (CloudFormation starts an
-// added index and goes on with the stack).
-func (db *DB) DropIndex(tb testing.TB, index string) {
-	tb.Helper()
-	ctx := context.Background()
-	_, err := db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(db.Table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
-	if err != nil {
-		tb.Fatalf("drop index %s: %v", index, err)
-	}
-	for {
-		out, err := db.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.Table)})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}
