@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -246,4 +245,3 @@ func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
 // BudgetLatency is the round trip budget tests simulate (Calls.SimulateLatency): far above goroutine
 // scheduling delays on a loaded 2-core machine, far below what makes tests slow.
 const BudgetLatency = 20 * time.Millisecond
-
