@@ -227,8 +227,25 @@ func (h *handler) destroy(w http.ResponseWriter, r *http.Request) error {
 		}
 		return domain.NotFound()
 	}
-	// A delete that meets a transaction on the invitation (ECONFLICT) is sent again as it is.
-	del := func(int) error { return h.store.DeleteInvitation(r.Context(), inv.ID) }
+	// A delete conditioned on a version that changed since (ECONFLICT) reads the invitation again: one
+	// gone meanwhile is deleted; one the caller may no longer change is refused as it would be now.
+	del := func(n int) error {
+		if n > 1 {
+			again, err := h.store.Invitation(r.Context(), inv.ID)
+			if domain.ErrorCode(err) == domain.ENOTFOUND {
+				return nil
+			} else if err != nil {
+				return err
+			}
+			if may := rightsOn(caller, again); may.read && !may.change {
+				return domain.Forbidden()
+			} else if !may.read {
+				return domain.NotFound()
+			}
+			inv = &again
+		}
+		return h.store.DeleteInvitation(r.Context(), *inv)
+	}
 	if err := domain.RetryOnConflict(r.Context(), maxAttempts, del); err != nil {
 		return err
 	}

@@ -1,13 +1,12 @@
 package invitations
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
 	"strings"
-	"time"
+	"unicode/utf8"
 
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/httpapi"
@@ -50,14 +49,10 @@ func readListFilters(q url.Values) (listFilters, error) {
 	return f, errs.Err()
 }
 
-// list serves GET /api/v1/organization-invitations/ (SPEC §10): the invitations the caller may read
-// (§3's GET rule), newest first, filtered and paginated. Round trips: the session; the invitations of
-// the caller's organizations, whole from GSI3, each with what it shows (past an organization's newest
-// 100, as entries, then the page's whole: two more), and those to the caller's address, whole from
-// GSI4 (for staff, everyone's ids from a keys-only index, then the page's invitations, or, filtered by
-// status or address, every one). Nothing of the list is read before the session said who the caller
-// is (SPEC §9: a caller who is nobody costs no invitation read). Only an invitation stored without its
-// copy of what it shows costs a read of what it refers to.
+// list serves GET /api/v1/organization-invitations/ (SPEC §10, §11): the invitations the caller may
+// read (§3's GET rule), newest first, filtered and paginated. Nothing of the list is read before the
+// session said who the caller is (SPEC §9). Then three round trips, whatever the list's size: its
+// counts, the index entries up to the page from the nearer end, the page's invitations.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
@@ -74,14 +69,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		_, err := req.Resolve(0)
 		return err
 	}
-	got, err := h.readScope(ctx, scopeOf(caller, f), f)
+	now := h.clock.Now()
+	count, err := h.store.CountInvitations(ctx, listOf(caller, f), now)
 	if err != nil {
 		return err
 	}
-	now := h.clock.Now()
-	page, shown, err := h.pageOf(ctx, req, got, func(inv domain.Invitation) bool {
-		return rightsOn(caller, inv).read && f.keeps(inv, now)
-	})
+	page, err := req.Resolve(count.Total)
+	if err != nil {
+		return err
+	}
+	shown, err := h.store.InvitationPage(ctx, count, page.Offset(), page.Len())
 	if err != nil {
 		return err
 	}
@@ -96,104 +93,38 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// pageOf is the page of the listing's invitations that keep keeps. Entries order, filter and count as
-// their invitations would; the page's are then read whole.
-func (h *handler) pageOf(ctx context.Context, req httpapi.PageRequest, l domain.InvitationListing, keep func(domain.Invitation) bool) (httpapi.Page, []domain.Invitation, error) {
-	partial := make(map[string]bool, len(l.Entries))
-	invs := l.Whole
-	for _, e := range l.Entries {
-		invs = append(invs, e.Invitation())
-		partial[e.ID] = true
+// listOf is where the invitations the caller may read, filtered by f, are: staff read all (one
+// organization's, one address's, or both, when the filters name them); others those of their
+// organizations and those to their own address, each invitation from one source only.
+func listOf(caller domain.User, f listFilters) domain.InvitationList {
+	list := domain.InvitationList{Status: f.status}
+	if utf8.RuneCountInString(f.email) > domain.MaxEmailLength {
+		return list // no invitation is to such an address
 	}
-	invs = slices.DeleteFunc(invs, func(inv domain.Invitation) bool { return !keep(inv) })
-	slices.SortFunc(invs, newestFirst)
-	page, err := req.Resolve(len(invs))
-	if err != nil {
-		return page, nil, err
-	}
-	invs, err = h.whole(ctx, invs[page.Offset():page.Offset()+page.Len()], partial)
-	return page, invs, err
-}
-
-// whole replaces the invitations of page that are entries (partial) with the invitations read whole, in
-// one round trip; one deleted since it was listed is left out, and one changed since shows as it is now.
-func (h *handler) whole(ctx context.Context, page []domain.Invitation, partial map[string]bool) ([]domain.Invitation, error) {
-	var ids []string
-	for _, inv := range page {
-		if partial[inv.ID] {
-			ids = append(ids, inv.ID)
-		}
-	}
-	if len(ids) == 0 {
-		return page, nil
-	}
-	read, err := h.store.InvitationsByID(ctx, ids)
-	if err != nil {
-		return nil, err
-	}
-	byID := make(map[string]domain.Invitation, len(read))
-	for _, inv := range read {
-		byID[inv.ID] = inv
-	}
-	out := make([]domain.Invitation, 0, len(page))
-	for _, inv := range page {
-		if !partial[inv.ID] {
-			out = append(out, inv)
-		} else if w, ok := byID[inv.ID]; ok {
-			out = append(out, w)
-		}
-	}
-	return out, nil
-}
-
-// readScope reads the invitations of scope. A list of everyone's that no filter narrows (staff's) is
-// ordered and counted by ids and creation times alone: it reads them from the keys-only index, and only
-// its page's invitations whole; its cost follows the number of invitations at a hundred bytes each, not
-// their items.
-func (h *handler) readScope(ctx context.Context, scope domain.InvitationScope, f listFilters) (domain.InvitationListing, error) {
-	if scope.All && f.status == nil && f.email == "" {
-		entries, err := h.store.InvitationIndex(ctx)
-		return domain.InvitationListing{Entries: entries}, err
-	}
-	return h.store.ListInvitations(ctx, scope)
-}
-
-// scopeOf is where the caller's readable invitations are: staff read all (or one organization's, when
-// the filter names it); others those of their organizations and those to their own address.
-func scopeOf(caller domain.User, f listFilters) domain.InvitationScope {
 	if caller.Privileged() {
-		if f.organization != "" {
-			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
-		}
-		return domain.InvitationScope{All: true}
+		list.Sources = []domain.InvitationSource{{OrganizationID: f.organization, Email: f.email}}
+		return list
 	}
+	own := f.email == "" || domain.EmailKey(f.email) == domain.EmailKey(caller.Email)
 	if f.organization != "" {
 		if _, member := caller.MembershipOf(f.organization); member {
 			// A member reads all of it, the invitations to their own address included.
-			return domain.InvitationScope{OrganizationIDs: []string{f.organization}}
+			list.Sources = []domain.InvitationSource{{OrganizationID: f.organization, Email: f.email}}
+		} else if own {
+			list.Sources = []domain.InvitationSource{{OrganizationID: f.organization, Email: caller.Email}}
 		}
-		return domain.InvitationScope{Email: caller.Email}
+		return list
 	}
 	var orgIDs []string
 	for _, m := range caller.Memberships {
 		orgIDs = append(orgIDs, m.OrganizationID)
 	}
 	slices.Sort(orgIDs)
-	return domain.InvitationScope{Email: caller.Email, OrganizationIDs: orgIDs}
-}
-
-// keeps applies the filters: the organization, the status as read now (a pending invitation past its
-// expiry is expired), the address case-insensitively (django-filter's iexact).
-func (f listFilters) keeps(inv domain.Invitation, now time.Time) bool {
-	return (f.organization == "" || inv.OrganizationID == f.organization) &&
-		(f.status == nil || inv.EffectiveStatus(now) == *f.status) &&
-		(f.email == "" || strings.EqualFold(inv.Email, f.email))
-}
-
-// newestFirst orders by creation time, newest first, ties by id.
-func newestFirst(a, b domain.Invitation) int {
-	if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
-		return c
+	for _, org := range orgIDs {
+		list.Sources = append(list.Sources, domain.InvitationSource{OrganizationID: org, Email: f.email})
 	}
-	return strings.Compare(a.ID, b.ID)
+	if own {
+		list.Sources = append(list.Sources, domain.InvitationSource{Email: caller.Email, Except: orgIDs})
+	}
+	return list
 }

@@ -105,7 +105,7 @@ func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.
 	if err != nil {
 		return change{}, err
 	}
-	return c, h.store.SaveInvitation(ctx, c.next, c.join)
+	return c, h.store.SaveInvitation(ctx, inv, c.next, c.join)
 }
 
 // change is one attempt's outcome: the invitation to store (with the copy of what it shows, from which

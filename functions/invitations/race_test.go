@@ -24,7 +24,7 @@ type competingStore struct {
 	times int
 }
 
-func (s *competingStore) SaveInvitation(ctx context.Context, inv domain.Invitation, join *domain.NewMembership) error {
+func (s *competingStore) SaveInvitation(ctx context.Context, before, inv domain.Invitation, join *domain.NewMembership) error {
 	s.mu.Lock()
 	compete := s.times > 0
 	s.times--
@@ -34,12 +34,13 @@ func (s *competingStore) SaveInvitation(ctx context.Context, inv domain.Invitati
 		if err != nil {
 			return err
 		}
+		read := stored
 		s.edit(&stored)
-		if err := s.Store.SaveInvitation(ctx, stored, nil); err != nil {
+		if err := s.Store.SaveInvitation(ctx, read, stored, nil); err != nil {
 			return err
 		}
 	}
-	return s.Store.SaveInvitation(ctx, inv, join)
+	return s.Store.SaveInvitation(ctx, before, inv, join)
 }
 
 func (w *world) competingGateway(t *testing.T, times int, edit func(*domain.Invitation)) http.Handler {

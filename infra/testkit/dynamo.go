@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"os"
 	"reflect"
-	"slices"
 	"sort"
 	"sync"
 	"testing"
@@ -142,6 +141,7 @@ func (c *Calls) SimulateLatency(d time.Duration) {
 type call struct {
 	op         string
 	input      any // the operation's input, e.g. *dynamodb.QueryInput
+	output     any // its output, e.g. *dynamodb.QueryOutput (nil when it failed)
 	start, end time.Time
 }
 
@@ -158,7 +158,8 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
+			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, output: out.Result,
+				start: start, end: time.Now()})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -178,6 +179,32 @@ func (c *Calls) Ops() []string { return eachCall(c, func(cl call) string { retur
 
 // Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
 func (c *Calls) Inputs() []any { return eachCall(c, func(cl call) any { return cl.input }) }
+
+// ReadUnits sums the read capacity DynamoDB reported consumed by the reads made since the last Reset
+// (those that asked for it with ReturnConsumedCapacity): a deterministic measure of what they read,
+// since DynamoDB bills by the size of what it reads, rounded up per item (GetItem, BatchGetItem) or
+// per 4 KB of a Query's entries.
+func (c *Calls) ReadUnits() float64 {
+	units := 0.0
+	add := func(cc *types.ConsumedCapacity) {
+		if cc != nil && cc.CapacityUnits != nil {
+			units += *cc.CapacityUnits
+		}
+	}
+	for _, out := range eachCall(c, func(cl call) any { return cl.output }) {
+		switch o := out.(type) {
+		case *dynamodb.QueryOutput:
+			add(o.ConsumedCapacity)
+		case *dynamodb.GetItemOutput:
+			add(o.ConsumedCapacity)
+		case *dynamodb.BatchGetItemOutput:
+			for i := range o.ConsumedCapacity {
+				add(&o.ConsumedCapacity[i])
+			}
+		}
+	}
+	return units
+}
 
 // eachCall is what of each call made since the last Reset, in the order they ended.
 func eachCall[T any](c *Calls, what func(call) T) []T {
@@ -218,26 +245,3 @@ func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
 // BudgetLatency is the round trip budget tests simulate (Calls.SimulateLatency): far above goroutine
 // scheduling delays on a loaded 2-core machine, far below what makes tests slow.
 const BudgetLatency = 20 * time.Millisecond
-
-// DropIndex deletes a global secondary index of the table and waits until it is gone: how a test sees
-// the functions run against a table whose index DynamoDB has not built yet (CloudFormation starts an
-// added index and goes on with the stack).
-func (db *DB) DropIndex(tb testing.TB, index string) {
-	tb.Helper()
-	ctx := context.Background()
-	_, err := db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(db.Table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
-	if err != nil {
-		tb.Fatalf("drop index %s: %v", index, err)
-	}
-	for {
-		out, err := db.Client.DescribeTable(ctx, &dynamodb.DescribeTableInput{TableName: aws.String(db.Table)})
-		if err != nil {
-			tb.Fatal(err)
-		}
-		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
-			return
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-}

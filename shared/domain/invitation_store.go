@@ -16,27 +16,28 @@ type InvitationStore interface {
 	// exist), so that authentication is never a round trip of its own. Strongly consistent, so that the
 	// invitation's Version is the one a following SaveInvitation is conditioned on.
 	SessionAndInvitation(ctx context.Context, ref TokenRef, id string) (Session, *Invitation, error)
+	// Invitation reads one invitation, strongly consistent; ENOTFOUND when it does not exist.
+	Invitation(ctx context.Context, id string) (Invitation, error)
 	// InvitationRefs reads, in one call, everything q names. What does not exist is simply absent from
 	// the result: callers decide whether a missing reference is a client error or a fault.
 	InvitationRefs(ctx context.Context, q InvitationRefsQuery) (InvitationRefs, error)
-	// SaveInvitation stores inv if the stored invitation still has version inv.Version, and makes the
-	// stored version inv.Version+1. With join set, the same atomic write makes the user a member of the
+	// SaveInvitation stores inv, changed from before (as read), if the stored invitation still has
+	// version inv.Version, and makes the stored version inv.Version+1; the counts of the lists it
+	// leaves or joins change in the same write. With join set, the same atomic write makes the user a member of the
 	// organization, unless the user already is one (an existing membership is kept as it is). Returns
 	// ECONFLICT when the invitation changed (or vanished) since it was read: the caller re-reads and
 	// re-applies its change.
-	SaveInvitation(ctx context.Context, inv Invitation, join *NewMembership) error
+	SaveInvitation(ctx context.Context, before, inv Invitation, join *NewMembership) error
 
-	// ListInvitations reads every invitation in scope (each once), from indexes, never a Scan: its cost
-	// follows the invitations in scope, not the table. The newest of an organization's come whole, the
-	// rest (of an organization with many) as entries. Eventually consistent.
-	ListInvitations(ctx context.Context, scope InvitationScope) (InvitationListing, error)
-	// InvitationIndex reads every invitation as an entry that carries only its id and creation time,
-	// from a keys-only index, never a Scan: what a list that orders all invitations and filters none
-	// (staff's) needs, at a hundred bytes an invitation instead of its item. Eventually consistent.
-	InvitationIndex(ctx context.Context) ([]InvitationEntry, error)
-	// InvitationsByID reads the invitations ids name, in one call, in that order; one gone since it was
-	// listed is left out. Eventually consistent.
-	InvitationsByID(ctx context.Context, ids []string) ([]Invitation, error)
+	// CountInvitations counts list's invitations at now from counters that the writes of invitations
+	// keep, never from the invitations themselves; filtered by status 0 or 3, it also reads the
+	// pending invitations past their expiry that no write has recorded yet, as keys-only entries.
+	CountInvitations(ctx context.Context, list InvitationList, now time.Time) (InvitationCount, error)
+	// InvitationPage reads the invitations of the counted list from offset, at most n, newest first
+	// (creation time, ties by id): it reads index entries up to the page from whichever end of the
+	// list is nearer, and only the page's invitations whole. Eventually consistent: one deleted since
+	// it was counted is left out.
+	InvitationPage(ctx context.Context, c InvitationCount, offset, n int) ([]Invitation, error)
 
 	// SessionAndDraft reads, in one call, the session of ref, the caller's invitation quota and what
 	// creating an invitation to q.Email in q.OrganizationID checks first: the organization, the user
@@ -62,38 +63,57 @@ type InvitationStore interface {
 	// MarkInvitationSent records that the invitation's e-mail was handed over, unless its email changed
 	// meanwhile. It bumps the version, so a save that read it before retries rather than undo it.
 	MarkInvitationSent(ctx context.Context, inv Invitation) error
-	// DeleteInvitation removes an invitation; removing one already gone is no error.
-	DeleteInvitation(ctx context.Context, id string) error
+	// DeleteInvitation removes inv if it still has version inv.Version; ECONFLICT when it changed (or
+	// is gone) since it was read.
+	DeleteInvitation(ctx context.Context, inv Invitation) error
 }
 
-// InvitationScope names the invitations a list may show: all (staff), those of some organizations
-// (their members), those to one address (the invitee).
-type InvitationScope struct {
-	All             bool
-	OrganizationIDs []string
-	Email           string
+// InvitationList names the invitations a list shows: those of any of its sources (which never
+// overlap), with the effective status Status when it is set (SPEC §5: a pending invitation past its
+// expiry is expired).
+type InvitationList struct {
+	Sources []InvitationSource
+	Status  *InvitationStatus
 }
 
-// InvitationListing is what a list read brought: invitations read whole and entries, what orders,
-// filters and counts the others, whose page is then read whole (InvitationsByID).
-type InvitationListing struct {
-	Whole   []Invitation
-	Entries []InvitationEntry
+// InvitationSource is a set of invitations a list reads from one index partition: of one organization,
+// to one address, to one address from one organization, or, with neither set, everyone's. Except leaves
+// out the invitations of those organizations (a member's list reads them from the organization's own).
+type InvitationSource struct {
+	OrganizationID string
+	Email          string
+	Except         []string
 }
 
-// InvitationEntry is an invitation as a list orders, filters and counts it (from InvitationIndex: as it
-// orders and counts it, ID and CreatedAt alone).
+// StatusCounts counts invitations by stored status.
+type StatusCounts [StatusRevoked + 1]int
+
+// Sum is the count of every status.
+func (c StatusCounts) Sum() int {
+	n := 0
+	for _, v := range c {
+		n += v
+	}
+	return n
+}
+
+// InvitationCount is what CountInvitations found: the list's count, and what InvitationPage reads by.
+type InvitationCount struct {
+	List  InvitationList
+	Total int
+	// Listed counts each source's invitations by stored status; Hidden those of its Except
+	// organizations, which its partition holds but the list does not show.
+	Listed, Hidden []StatusCounts
+	// Expired are the list's sources' pending invitations past their expiry that no write has recorded
+	// (only read for a list filtered by status 0 or 3).
+	Expired []InvitationEntry
+}
+
+// InvitationEntry is an invitation as an index entry names it: enough to place it in a list (and, for
+// a pending one, its expiry).
 type InvitationEntry struct {
 	ID, OrganizationID, Email string
-	Status                    InvitationStatus
-	ExpiryDate, CreatedAt     time.Time
-}
-
-// Invitation is the entry as an Invitation that has only the entry's fields: to order and filter it
-// beside whole ones, never to show it.
-func (e InvitationEntry) Invitation() Invitation {
-	return Invitation{ID: e.ID, OrganizationID: e.OrganizationID, Email: e.Email, Status: e.Status,
-		ExpiryDate: e.ExpiryDate, CreatedAt: e.CreatedAt}
+	CreatedAt, ExpiryDate     time.Time
 }
 
 // InvitationDraft is what a create names before anything is read.
@@ -136,4 +156,12 @@ type InvitationRefs struct {
 type NewMembership struct {
 	Member           Member
 	OrganizationName string
+}
+
+// ExpiryStore is what the scheduled expiries function needs from storage.
+type ExpiryStore interface {
+	// RecordExpiries stores status 3 on pending invitations whose expiry has passed at now, each with
+	// the counts it changes, in one write per invitation, and reports how many it recorded. One that a
+	// save changed meanwhile is left to that save (which stores 3 itself, SPEC §5).
+	RecordExpiries(ctx context.Context, now time.Time) (int, error)
 }

@@ -64,7 +64,7 @@ func TestFixtureStateReadsWhatTheFixtureWritesFindsNothingElse(t *testing.T) {
 		Email: "bob@example.com", PortfolioIDs: []string{pf.ID}, ExpiryDate: fxNow.Add(time.Hour), CreatedAt: fxNow,
 		UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, nil))
 	obj := domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}
 	c := domain.Comment{
 		ID: uuid.NewString(), OrganizationID: org.ID, CommenterID: u.ID, ContentType: obj.ContentType, ObjectID: obj.ObjectID,
@@ -295,15 +295,17 @@ func TestPutInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: uuid.NewString(), InviterMemberID: uuid.NewString(),
 		InviterUserID: uuid.NewString(), Email: "bob@example.com", ExpiryDate: fxNow, CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, nil))
+	stale := inv
+	stale.Version = 7
 	for _, tt := range []struct {
 		name     string
-		previous int64
+		previous *domain.Invitation
 		wantCode domain.Code
 	}{
-		{name: "create over an existing one", previous: 0, wantCode: domain.ECONFLICT},
-		{name: "stale version", previous: 7, wantCode: domain.ECONFLICT},
-		{name: "the version read", previous: 1},
+		{name: "create over an existing one", previous: nil, wantCode: domain.ECONFLICT},
+		{name: "stale version", previous: &stale, wantCode: domain.ECONFLICT},
+		{name: "the version read", previous: &inv},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			next := inv
@@ -317,6 +319,13 @@ func TestPutInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 	st := fxState(t, db, dynamo.FixtureRefs{InvitationIDs: []string{inv.ID}})
 	if got := st.Invitations[inv.ID]; got.Version != 2 || got.Status != domain.StatusAccepted {
 		t.Fatalf("invitation %+v, want version 2 accepted", got)
+	}
+	// The refused writes counted nothing; the one that landed moved the count from pending to accepted.
+	list := domain.InvitationList{Sources: []domain.InvitationSource{{OrganizationID: inv.OrganizationID}}}
+	c, err := db.Store.CountInvitations(ctx, list, fxNow)
+	fxMust(t, err)
+	if want := (domain.StatusCounts{0, 1, 0, 0, 0}); c.Total != 1 || c.Listed[0] != want {
+		t.Fatalf("counts %d %v, want 1 %v", c.Total, c.Listed, want)
 	}
 }
 
@@ -469,15 +478,16 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: org.ID, InviterMemberID: m.ID, InviterUserID: u.ID,
 		Email: "bob@example.com", ExpiryDate: fxNow.Add(time.Hour), CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
 	}
-	fxMust(t, db.Store.PutInvitation(ctx, inv, 0))
+	fxMust(t, db.Store.PutInvitation(ctx, inv, nil))
 	for _, tt := range []struct {
 		name, orgName string
 		wantOps       []string
 		wantVersion   int64
 	}{
 		// An organization without invitations comes first: nothing to read for it, and the next is refreshed.
-		{name: "nothing changed: no write", orgName: "Acme", wantOps: []string{"Query", "Query", "BatchGetItem"}, wantVersion: 1},
-		{name: "renamed: one write", orgName: "Acme Analytics", wantOps: []string{"Query", "Query", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
+		// Each organization's invitation ids, then its invitations, then what they refer to.
+		{name: "nothing changed: no write", orgName: "Acme", wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem"}, wantVersion: 1},
+		{name: "renamed: one write", orgName: "Acme Analytics", wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fxMust(t, db.Store.PutOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}, org.Name))

@@ -219,10 +219,11 @@ func (s *Store) PutPortfolio(ctx context.Context, p domain.Portfolio, previousOr
 
 // PutInvitation creates or replaces invitation inv whole, as the loader gives it (inviter included,
 // which no API save changes), with the copy of what it shows read from the items it refers to (the
-// loader writes them first). previousVersion is the stored version (0 for a new invitation); the write
-// is conditional on it, like every invitation save, so that a concurrent API save is not lost silently.
-// Returns ECONFLICT when the invitation changed since it was read.
-func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, previousVersion int64) error {
+// loader writes them first). stored is the invitation as read (nil for a new one); the write is
+// conditional on its version, like every invitation save, so that a concurrent API save is not lost
+// silently, and moves the invitation's counts as the API's writes do. Returns ECONFLICT when the
+// invitation changed since it was read.
+func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored *domain.Invitation) error {
 	refs, err := s.invitationPageRefs(ctx, []domain.Invitation{inv})
 	if err != nil {
 		return err
@@ -236,14 +237,18 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, previo
 		return fail("encode invitation", err)
 	}
 	asRead := itemAbsent()
-	if previousVersion != 0 {
-		asRead = expression.Name(attrVersion).Equal(expression.Value(previousVersion))
+	if stored != nil {
+		asRead = expression.Name(attrVersion).Equal(expression.Value(stored.Version))
 	}
 	put, err := putItem(item, &asRead)
 	if err != nil {
 		return err
 	}
-	err = s.transact(ctx, "write invitation "+inv.ID, []types.TransactWriteItem{put})
+	counts, err := countChanges(stored, &inv)
+	if err != nil {
+		return err
+	}
+	err = s.transact(ctx, "write invitation "+inv.ID, append([]types.TransactWriteItem{put}, counts...))
 	if conditionFailed(err, 0) {
 		return &domain.Error{Code: domain.ECONFLICT, Detail: "the invitation was changed or created since it was read", Err: err}
 	}
@@ -259,7 +264,11 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, previo
 // them: a rerun of the load repairs a copy that an interrupted load left behind.
 func (s *Store) RefreshInvitationCopies(ctx context.Context, orgIDs []string) error {
 	for _, org := range orgIDs {
-		invs, err := s.orgInvitations(ctx, org)
+		ids, err := s.orgInvitationIDs(ctx, org)
+		if err != nil {
+			return err
+		}
+		invs, err := s.InvitationsByID(ctx, ids)
 		if err != nil {
 			return err
 		}
@@ -307,6 +316,7 @@ func (s *Store) saveShown(ctx context.Context, inv domain.Invitation, refs domai
 	if err != nil || inv.Shown.Equal(&shown) {
 		return nil // nothing to copy from (a read reports the fault), or nothing to change
 	}
+	before := inv
 	inv.Shown = &shown
-	return s.SaveInvitation(ctx, inv, nil)
+	return s.SaveInvitation(ctx, before, inv, nil)
 }

@@ -70,14 +70,19 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 }
 
 // SaveInvitation writes the invitation's changeable fields in one TransactWriteItems, conditioned on the
-// version that was read, and with join the membership it gives (see joinItems). Returns ECONFLICT when
-// the version condition fails or another transaction held the items: the caller re-reads and retries.
-func (s *Store) SaveInvitation(ctx context.Context, inv domain.Invitation, join *domain.NewMembership) error {
+// version that was read, with the counts it moves between (countChanges) and with join the membership
+// it gives (see joinItems). Returns ECONFLICT when the version condition fails or another transaction
+// held the items: the caller re-reads and retries.
+func (s *Store) SaveInvitation(ctx context.Context, before, inv domain.Invitation, join *domain.NewMembership) error {
 	update, err := invitationUpdate(inv)
 	if err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{{Update: update}}
+	counts, err := countChanges(&before, &inv)
+	if err != nil {
+		return err
+	}
+	items := append([]types.TransactWriteItem{{Update: update}}, counts...)
 	if join != nil {
 		more, err := joinItems(*join)
 		if err != nil {
@@ -107,6 +112,12 @@ func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	u = set(u, attrGSI2SK, it.GSI2SK)
 	u = set(u, attrGSI3PK, it.GSI3PK)
 	u = set(u, attrGSI3SK, it.GSI3SK)
+	if it.GSI5PK != "" {
+		u = set(u, attrGSI5PK, it.GSI5PK)
+		u = set(u, attrGSI5SK, it.GSI5SK)
+	} else {
+		u = u.Remove(expression.Name(attrGSI5PK)).Remove(expression.Name(attrGSI5SK))
+	}
 	u = set(u, "org_id", it.OrgID)
 	u = set(u, "email", it.Email)
 	u = set(u, "first_name", it.FirstName)

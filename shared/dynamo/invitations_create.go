@@ -20,8 +20,8 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 	return ok, err
 }
 
-// CreateInvitation puts the invitation and the organization's pending claim on its address in one
-// TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
+// CreateInvitation puts the invitation, its counts (countChanges) and the organization's pending claim
+// on its address in one TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
 // ConditionCheck that the user has no membership of the organization. The same transaction counts the
 // invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass,
 // and, with done set, completes its Idempotency-Key claim.
@@ -65,6 +65,11 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 			ExpressionAttributeNames: isNew.Names(),
 		}})
 	}
+	counts, err := countChanges(nil, &inv)
+	if err != nil {
+		return err
+	}
+	writes = append(writes, counts...)
 	writes, doneAt, err := withDone(writes, done)
 	if err != nil {
 		return err
@@ -120,8 +125,23 @@ func (s *Store) MarkInvitationSent(ctx context.Context, inv domain.Invitation) e
 	return err
 }
 
-// DeleteInvitation deletes INVITATION#<id>. Its pending claim, if it holds one, stays: a claim naming an
+// DeleteInvitation deletes INVITATION#<id>, conditioned on the version that was read, and takes it out
+// of its counts in the same transaction. Its pending claim, if it holds one, stays: a claim naming an
 // invitation that is gone claims nothing (SessionAndDraft's reader checks).
-func (s *Store) DeleteInvitation(ctx context.Context, id string) error {
-	return s.transact(ctx, "delete invitation", []types.TransactWriteItem{{Delete: &types.Delete{Key: invitationKey(id).av()}}})
+func (s *Store) DeleteInvitation(ctx context.Context, inv domain.Invitation) error {
+	asRead := expression.Name(attrVersion).Equal(expression.Value(inv.Version))
+	del, err := deleteItem(invitationKey(inv.ID), &asRead)
+	if err != nil {
+		return err
+	}
+	counts, err := countChanges(&inv, nil)
+	if err != nil {
+		return err
+	}
+	err = s.transact(ctx, "delete invitation", append([]types.TransactWriteItem{del}, counts...))
+	var c *cancelled
+	if errors.As(err, &c) {
+		return &domain.Error{Code: domain.ECONFLICT, Err: err}
+	}
+	return err
 }

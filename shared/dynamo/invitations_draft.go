@@ -97,9 +97,10 @@ func decodeQuota(item map[string]types.AttributeValue) (domain.InvitationQuota, 
 }
 
 // DraftDetails completes d, what SessionAndDraft read for q, with the portfolios q names and the
-// invitations to q.Email in q.OrganizationID: the portfolios and the invitation the pending claim names
-// in one BatchGetItem, beside one Query of the address's invitations, whole from GSI4. The claimed
-// invitation is read by key because GSI4 may not show it yet (the claim is strongly consistent, the
+// pending invitations to q.Email in q.OrganizationID: the portfolios and the invitation the pending
+// claim names in one BatchGetItem, beside one Query of the address's pending invitations from the
+// organization in GSI2, which carries their expiry. The claimed invitation is read by key because GSI2
+// may not show it yet (the claim is strongly consistent, the
 // index is not). Whether the email's user is a member is left to the write (CreateInvitation) or, when
 // a refusal must name it, to HasMember.
 func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d domain.DraftRead) (domain.DraftRead, error) {
@@ -121,7 +122,7 @@ func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d do
 		wg.Add(1)
 		go func() { defer wg.Done(); items, errItems = s.batchGet(ctx, "read invitation draft", keys) }()
 	}
-	whole, errWhole = s.inviteeInvitations(ctx, q.Email)
+	whole, errWhole = s.pendingInvitations(ctx, q.OrganizationID, q.Email)
 	wg.Wait()
 	if err := errors.Join(errItems, errWhole); err != nil {
 		return domain.DraftRead{}, err
@@ -151,4 +152,21 @@ func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d do
 		keep(inv)
 	}
 	return d, nil
+}
+
+// pendingInvitations reads the invitations to email from org stored as pending, with their expiry (an
+// effective status's worth of each), from GSI2.
+func (s *Store) pendingInvitations(ctx context.Context, org, email string) ([]domain.Invitation, error) {
+	src := domain.InvitationSource{OrganizationID: org, Email: email}
+	var out []domain.Invitation
+	_, err := s.queryPartition(ctx, sourceQuery(src, domain.StatusPending), func(item map[string]types.AttributeValue) error {
+		expiry, err := domain.ParseTime(stringAttr(item, "expiry_date"))
+		if err != nil {
+			return fail("decode pending invitation entry", err)
+		}
+		out = append(out, domain.Invitation{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"),
+			OrganizationID: org, Email: email, Status: domain.StatusPending, ExpiryDate: expiry})
+		return nil
+	})
+	return out, err
 }

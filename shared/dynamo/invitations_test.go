@@ -50,7 +50,7 @@ func newInvitationWorld(t *testing.T) invitationWorld {
 		InviterUserID: w.inviter.ID, Email: w.invitee.Email, Role: domain.RoleCollaborator,
 		PortfolioIDs: []string{w.portfolio.ID}, ExpiryDate: now.Add(time.Hour), CreatedAt: now, UpdatedAt: now, Version: 1,
 	}
-	must(t, db.Store.PutInvitation(ctx, w.inv, 0))
+	must(t, db.Store.PutInvitation(ctx, w.inv, nil))
 	return w
 }
 
@@ -113,7 +113,7 @@ func TestSaveInvitationIsConditionalOnTheVersionRead(t *testing.T) {
 	next := w.inv
 	next.FirstName, next.Status, next.PortfolioIDs = domain.Ptr("Bob"), domain.StatusRevoked, nil
 	next.OrganizationID = w.other.ID
-	must(t, w.db.Store.SaveInvitation(ctx, next, nil))
+	must(t, w.db.Store.SaveInvitation(ctx, w.inv, next, nil))
 
 	got, err := w.db.Store.Invitation(ctx, w.inv.ID)
 	must(t, err)
@@ -124,7 +124,7 @@ func TestSaveInvitationIsConditionalOnTheVersionRead(t *testing.T) {
 
 	stale := w.inv // still version 1
 	stale.LastName = domain.Ptr("Lost")
-	if err := w.db.Store.SaveInvitation(ctx, stale, nil); domain.ErrorCode(err) != domain.ECONFLICT {
+	if err := w.db.Store.SaveInvitation(ctx, stale, stale, nil); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Fatalf("save of a stale version: %v, want ECONFLICT", err)
 	}
 	again, err := w.db.Store.Invitation(ctx, w.inv.ID)
@@ -135,7 +135,7 @@ func TestSaveInvitationIsConditionalOnTheVersionRead(t *testing.T) {
 
 	gone := w.inv
 	gone.ID = uuid.NewString()
-	if err := w.db.Store.SaveInvitation(ctx, gone, nil); domain.ErrorCode(err) != domain.ECONFLICT {
+	if err := w.db.Store.SaveInvitation(ctx, gone, gone, nil); domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Fatalf("save of an invitation that does not exist: %v, want ECONFLICT", err)
 	}
 	if _, err := w.db.Store.Invitation(ctx, gone.ID); domain.ErrorCode(err) != domain.ENOTFOUND {
@@ -149,7 +149,7 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 	accepted := w.inv
 	accepted.Status = domain.StatusAccepted
 	first := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID, Role: domain.RoleCollaborator}
-	must(t, w.db.Store.SaveInvitation(ctx, accepted, &domain.NewMembership{Member: first, OrganizationName: w.org.Name}))
+	must(t, w.db.Store.SaveInvitation(ctx, w.inv, accepted, &domain.NewMembership{Member: first, OrganizationName: w.org.Name}))
 
 	assertMember := func(want domain.Member) {
 		t.Helper()
@@ -171,7 +171,7 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 	// A second acceptance (of another invitation, with another role) must not replace the membership.
 	accepted.Version = 2
 	second := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID, Role: domain.RoleAdministrator}
-	must(t, w.db.Store.SaveInvitation(ctx, accepted, &domain.NewMembership{Member: second, OrganizationName: w.org.Name}))
+	must(t, w.db.Store.SaveInvitation(ctx, accepted, accepted, &domain.NewMembership{Member: second, OrganizationName: w.org.Name}))
 	assertMember(first)
 }
 
@@ -179,12 +179,12 @@ func TestSaveInvitationWithJoinWritesNothingWhenTheVersionIsStale(t *testing.T) 
 	w := newInvitationWorld(t)
 	ctx := context.Background()
 	bump := w.inv
-	must(t, w.db.Store.SaveInvitation(ctx, bump, nil))
+	must(t, w.db.Store.SaveInvitation(ctx, bump, bump, nil))
 
 	stale := w.inv
 	stale.Status = domain.StatusAccepted
 	m := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID, Role: domain.RoleMember}
-	err := w.db.Store.SaveInvitation(ctx, stale, &domain.NewMembership{Member: m, OrganizationName: w.org.Name})
+	err := w.db.Store.SaveInvitation(ctx, w.inv, stale, &domain.NewMembership{Member: m, OrganizationName: w.org.Name})
 	if domain.ErrorCode(err) != domain.ECONFLICT {
 		t.Fatalf("stale acceptance: %v, want ECONFLICT", err)
 	}
@@ -206,7 +206,7 @@ func TestInvitationsByIDReadsChunksInParallel(t *testing.T) {
 		inv := w.inv
 		inv.ID, inv.Token = uuid.NewString(), uuid.NewString()
 		inv.CreatedAt = inv.CreatedAt.Add(time.Duration(i) * time.Second)
-		must(t, w.db.Store.PutInvitation(ctx, inv, 0))
+		must(t, w.db.Store.PutInvitation(ctx, inv, nil))
 		ids = append(ids, inv.ID)
 	}
 	slices.Reverse(ids)

@@ -85,6 +85,8 @@ type invitationItem struct {
 	GSI2SK          string     `dynamodbav:"GSI2SK"`
 	GSI3PK          string     `dynamodbav:"GSI3PK"`
 	GSI3SK          string     `dynamodbav:"GSI3SK"`
+	GSI5PK          string     `dynamodbav:"GSI5PK,omitempty"`
+	GSI5SK          string     `dynamodbav:"GSI5SK,omitempty"`
 	ID              string     `dynamodbav:"id"`
 	Token           string     `dynamodbav:"token"`
 	OrgID           string     `dynamodbav:"org_id"`
@@ -102,29 +104,6 @@ type invitationItem struct {
 	UpdatedAt       string     `dynamodbav:"updated_at"`
 	Version         int64      `dynamodbav:"version"`
 	Shown           *shownAttr `dynamodbav:"shown,omitempty"`
-}
-
-// invitationEntryItem is what a list orders, filters and counts an invitation by.
-type invitationEntryItem struct {
-	ID         string `dynamodbav:"id"`
-	OrgID      string `dynamodbav:"org_id"`
-	Email      string `dynamodbav:"email"`
-	Status     int    `dynamodbav:"status"`
-	ExpiryDate string `dynamodbav:"expiry_date"`
-	CreatedAt  string `dynamodbav:"created_at"`
-}
-
-// invitationEntryProjection reads an invitationEntryItem.
-var invitationEntryProjection = projectionOf("id", "org_id", "email", "status", "expiry_date", "created_at")
-
-func decodeInvitationEntry(item map[string]types.AttributeValue) (domain.InvitationEntry, error) {
-	var it invitationEntryItem
-	if err := attributevalue.UnmarshalMap(item, &it); err != nil {
-		return domain.InvitationEntry{}, fail("decode invitation entry", err)
-	}
-	e := domain.InvitationEntry{ID: it.ID, OrganizationID: it.OrgID, Email: it.Email, Status: domain.InvitationStatus(it.Status)}
-	err := parseTimes("decode invitation entry", timeField{&e.ExpiryDate, it.ExpiryDate}, timeField{&e.CreatedAt, it.CreatedAt})
-	return e, err
 }
 
 // attrShown holds the invitation's copy of what it shows (shownAttr).
@@ -188,21 +167,25 @@ func (a *shownAttr) domain() *domain.InvitationShown {
 
 func toInvitationItem(inv domain.Invitation) invitationItem {
 	k := invitationKey(inv.ID)
-	all := allInvitationsIndexKey(inv.CreatedAt, inv.ID)
-	invitee := inviteeIndexKey(inv.Email, inv.CreatedAt, inv.ID)
-	org := orgInvitationsIndexKey(inv.OrganizationID, inv.CreatedAt, inv.ID)
+	all := allInvitationsIndexKey(inv.Status, inv.CreatedAt, inv.ID)
+	invitee := inviteeIndexKey(inv.Email, inv.OrganizationID, inv.Status, inv.CreatedAt, inv.ID)
+	org := orgInvitationsIndexKey(inv.OrganizationID, inv.Status, inv.CreatedAt, inv.ID)
+	var pending key // only a pending invitation is listed by expiry
+	if inv.Status == domain.StatusPending {
+		pending = pendingIndexKey(inv.ExpiryDate, inv.ID)
+	}
 	ids := inv.PortfolioIDs
 	if ids == nil {
 		ids = []string{}
 	}
 	return invitationItem{
 		PK: k.PK, SK: k.SK, GSI1PK: all.PK, GSI1SK: all.SK, GSI2PK: invitee.PK, GSI2SK: invitee.SK,
-		GSI3PK: org.PK, GSI3SK: org.SK, ID: inv.ID, Token: inv.Token, OrgID: inv.OrganizationID,
-		InviterMemberID: inv.InviterMemberID, InviterUserID: inv.InviterUserID, Email: inv.Email,
-		FirstName: inv.FirstName, LastName: inv.LastName, Role: int(inv.Role), Status: int(inv.Status),
-		EmailSent: inv.EmailSent, PortfolioIDs: ids, ExpiryDate: domain.FormatTime(inv.ExpiryDate),
-		CreatedAt: domain.FormatTime(inv.CreatedAt), UpdatedAt: domain.FormatTime(inv.UpdatedAt), Version: inv.Version,
-		Shown: toShownAttr(inv.Shown),
+		GSI3PK: org.PK, GSI3SK: org.SK, GSI5PK: pending.PK, GSI5SK: pending.SK, ID: inv.ID, Token: inv.Token,
+		OrgID: inv.OrganizationID, InviterMemberID: inv.InviterMemberID, InviterUserID: inv.InviterUserID,
+		Email: inv.Email, FirstName: inv.FirstName, LastName: inv.LastName, Role: int(inv.Role),
+		Status: int(inv.Status), EmailSent: inv.EmailSent, PortfolioIDs: ids,
+		ExpiryDate: domain.FormatTime(inv.ExpiryDate), CreatedAt: domain.FormatTime(inv.CreatedAt),
+		UpdatedAt: domain.FormatTime(inv.UpdatedAt), Version: inv.Version, Shown: toShownAttr(inv.Shown),
 	}
 }
 

@@ -11,7 +11,7 @@ import (
 // stores but the index keys, and the item's key. An attribute added to the item without the projection
 // would come back empty from a list.
 func TestInvitationProjection(t *testing.T) {
-	indexKeys := []string{attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK}
+	indexKeys := []string{attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK, attrGSI5PK, attrGSI5SK}
 	var want []string
 	item := reflect.TypeFor[invitationItem]()
 	for i := range item.NumField() {

@@ -65,22 +65,91 @@ const (
 // staff's list), and an object's comments in creation order.
 func memberIndexKey(memberID string) key       { return key{"MEMBER#" + memberID, "MEMBER"} }
 func portfolioIndexKey(portfolioID string) key { return key{"PORTFOLIO#" + portfolioID, "PORTFOLIO"} }
-func allInvitationsIndexKey(created time.Time, invitationID string) key {
-	return key{"INVITATIONS", commentSortKey(created, invitationID)}
+
+// An invitation is listed under four partitions, each ordered by its stored status, then creation time
+// and id (invitationSortKey): so every list, filtered by status or not, is a merge of Queries that read
+// entries in the order they are shown, and a page reads no more of them than the pages it skips.
+//   - GSI1: everyone's (the staff's list);
+//   - GSI3: an organization's;
+//   - GSI4 (GSI2's partition, GSI3's sort key): the invitations to an address;
+//   - GSI2: the invitations to an address from one organization (its sort key leads with the
+//     organization), which is also what a create checks for a pending one.
+func allInvitationsIndexKey(status domain.InvitationStatus, created time.Time, invitationID string) key {
+	return key{allInvitationsPartition, invitationSortKey(status, created, invitationID)}
 }
 
-// GSI2 key of an invitation: the invitations to one address (the invitee's list, and the check for a
-// pending one before another is created). GSI2 holds its entries keys only; GSI4, keyed by this
-// partition and the invitation's GSI3 sort key, holds the same invitations whole.
-func inviteeIndexKey(email string, created time.Time, invitationID string) key {
-	return key{"INVITEE#" + domain.EmailKey(email), commentSortKey(created, invitationID)}
+func orgInvitationsIndexKey(orgID string, status domain.InvitationStatus, created time.Time, invitationID string) key {
+	return key{orgInvitationsPartition(orgID), invitationSortKey(status, created, invitationID)}
 }
 
-// GSI3 key of an invitation: an organization's invitations, whole (the index projects every attribute),
-// so a member's list reads them without reading the items.
-func orgInvitationsIndexKey(orgID string, created time.Time, invitationID string) key {
-	return key{"INVITATIONS#ORG#" + orgID, commentSortKey(created, invitationID)}
+func inviteeIndexKey(email, orgID string, status domain.InvitationStatus, created time.Time, invitationID string) key {
+	return key{inviteePartition(email), orgID + "#" + invitationSortKey(status, created, invitationID)}
 }
+
+const allInvitationsPartition = "INVITATIONS"
+
+func orgInvitationsPartition(orgID string) string { return "INVITATIONS#ORG#" + orgID }
+func inviteePartition(email string) string        { return "INVITEE#" + domain.EmailKey(email) }
+
+// invitationSortKey orders an index partition's invitations by status, then as lists show them: newest
+// first, ties by id (SPEC §10). A Query in descending key order reads creation times newest first, so
+// the id is stored with its characters' order reversed (reverseOrder) for ties to come in id order.
+func invitationSortKey(status domain.InvitationStatus, created time.Time, invitationID string) string {
+	return statusPrefix(status) + domain.FormatTime(created) + "#" + reverseOrder(invitationID)
+}
+
+// reverseOrder maps every printable ASCII character c to 158-c, so that of two ids of the same length
+// (invitation ids are UUIDs) the one that sorts first sorts last.
+func reverseOrder(id string) string {
+	b := []byte(id)
+	for i, c := range b {
+		if c >= ' ' && c <= '~' {
+			b[i] = 158 - c
+		}
+	}
+	return string(b)
+}
+
+// statusPrefix begins the sort keys of the invitations with that stored status.
+func statusPrefix(status domain.InvitationStatus) string { return fmt.Sprintf("%d#", status) }
+
+// invitationCreated reads the creation time an invitation's index sort key holds, second from its end.
+func invitationCreated(sk string) (time.Time, error) {
+	parts := strings.Split(sk, "#")
+	if len(parts) < 2 {
+		return time.Time{}, fmt.Errorf("bad invitation sort key %q", sk)
+	}
+	return domain.ParseTime(parts[len(parts)-2])
+}
+
+// GSI5 key of a pending invitation (only those carry one): all of them in one partition, by expiry, so
+// that the expiries no write has recorded yet are one Query's first entries.
+func pendingIndexKey(expiry time.Time, invitationID string) key {
+	return key{"PENDING", commentSortKey(expiry, invitationID)}
+}
+
+// pendingBefore is the GSI5 sort key below which every invitation has expired at now (SPEC §5: at its
+// expiry_date, not after it).
+func pendingBefore(now time.Time) string { return domain.FormatTime(now) + "$" }
+
+// invitationCountKey holds a list scope's counts of invitations, one attribute per stored status
+// (countAttr): everyone's, an organization's, an address's and an address's from one organization.
+// The writes that change what they count change them in the same transaction.
+func invitationCountKey(orgID, email string) key {
+	scope := "ALL"
+	switch {
+	case orgID != "" && email != "":
+		scope = "INVITEE#" + domain.EmailKey(email) + "#ORG#" + orgID
+	case orgID != "":
+		scope = "ORG#" + orgID
+	case email != "":
+		scope = "INVITEE#" + domain.EmailKey(email)
+	}
+	return key{"INVITATIONCOUNT#" + scope, "COUNT"}
+}
+
+// countAttr is the attribute of a count item that counts invitations of that stored status.
+func countAttr(status domain.InvitationStatus) string { return fmt.Sprintf("n%d", status) }
 
 // pendingClaimKey is held by the newest invitation created for an address in an organization through
 // the API, so that two concurrent creates cannot both find none pending.

@@ -17,17 +17,29 @@ const (
 	attrGSI2SK = "GSI2SK"
 	attrGSI3PK = "GSI3PK"
 	attrGSI3SK = "GSI3SK"
+	attrGSI5PK = "GSI5PK"
+	attrGSI5SK = "GSI5SK"
 	attrTTL    = "expires_at_epoch"
 
 	indexGSI1 = "GSI1"
 	indexGSI2 = "GSI2"
 	indexGSI3 = "GSI3"
 	indexGSI4 = "GSI4"
+	indexGSI5 = "GSI5"
 )
 
-// The comment indexes carry commenter_id so that a page of comments and their commenters can be read
-// in one BatchGetItem after the index query.
-var indexProjectedAttributes = []string{"commenter_id"}
+// What each index carries beyond the keys: as little as its readers need, since a list's deeper page
+// reads the entries it skips. GSI1 and GSI2 carry commenter_id, so that a page of comments and their
+// commenters are read in one BatchGetItem after the index query; GSI2 also carries an invitation's
+// expiry (a create checks whether the address's invitation from that organization is still pending);
+// GSI4 an invitation's organization (a member's list takes those of their own organizations from the
+// organization's partition); GSI5 what decides which lists an expired invitation belongs to.
+var (
+	gsi1Projected = []string{"commenter_id"}
+	gsi2Projected = []string{"commenter_id", "expiry_date"}
+	gsi4Projected = []string{"org_id"}
+	gsi5Projected = []string{"org_id", "email", "created_at"}
+)
 
 // TableDefinition is the table as CreateTable wants it: what `make run` and the tests create in
 // DynamoDB Local, and what template.yaml must declare for AWS.
@@ -42,9 +54,12 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			Projection: projection,
 		}
 	}
-	include := &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: indexProjectedAttributes}
+	include := func(attrs []string) *types.Projection {
+		return &types.Projection{ProjectionType: types.ProjectionTypeInclude, NonKeyAttributes: attrs}
+	}
 	attrs := []types.AttributeDefinition{}
-	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK} {
+	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK,
+		attrGSI5PK, attrGSI5SK} {
 		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
 	}
 	return &dynamodb.CreateTableInput{
@@ -56,14 +71,15 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			{AttributeName: aws.String(attrSK), KeyType: types.KeyTypeRange},
 		},
 		GlobalSecondaryIndexes: []types.GlobalSecondaryIndex{
-			gsi(indexGSI1, attrGSI1PK, attrGSI1SK, include),
-			gsi(indexGSI2, attrGSI2PK, attrGSI2SK, include),
-			// Only invitations have GSI3 keys; whole, so an organization's list needs no item reads.
-			gsi(indexGSI3, attrGSI3PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
-			// The invitations to an address, whole: keyed by attributes invitations already carry (their
-			// GSI2 partition, their GSI3 sort key), which only invitations have together, so it needs no
-			// attribute of its own.
-			gsi(indexGSI4, attrGSI2PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeAll}),
+			gsi(indexGSI1, attrGSI1PK, attrGSI1SK, include(gsi1Projected)),
+			gsi(indexGSI2, attrGSI2PK, attrGSI2SK, include(gsi2Projected)),
+			// Only invitations have GSI3 keys: an organization's invitations.
+			gsi(indexGSI3, attrGSI3PK, attrGSI3SK, &types.Projection{ProjectionType: types.ProjectionTypeKeysOnly}),
+			// The invitations to an address: keyed by attributes invitations already carry (their GSI2
+			// partition, their GSI3 sort key), which only invitations have together.
+			gsi(indexGSI4, attrGSI2PK, attrGSI3SK, include(gsi4Projected)),
+			// Pending invitations by expiry (SPEC §11's scheduled work).
+			gsi(indexGSI5, attrGSI5PK, attrGSI5SK, include(gsi5Projected)),
 		},
 	}
 }

@@ -25,24 +25,13 @@ type Store struct {
 	// attempts is how often a write whose answer was lost is sent (send): as often as the client's
 	// retryer tries any other call.
 	attempts int
-	// listWhole is how many of an organization's newest invitations a list reads whole (orgListing):
-	// a page of the largest size, or five of the default.
-	listWhole int
 }
 
 var _ domain.UserStore = (*Store)(nil)
 
 // New returns a store over table, using db for every call.
 func New(db *dynamodb.Client, table string) *Store {
-	return &Store{db: db, table: table, attempts: max(db.Options().Retryer.MaxAttempts(), 1), listWhole: 100}
-}
-
-// WithListWhole returns a store over the same table whose lists read n (at least 1) of an
-// organization's newest invitations whole: for tests, which take the entries' path with a handful.
-func (s *Store) WithListWhole(n int) *Store {
-	c := *s
-	c.listWhole = max(n, 1)
-	return &c
+	return &Store{db: db, table: table, attempts: max(db.Options().Retryer.MaxAttempts(), 1)}
 }
 
 // getItem reads one item with a strongly consistent read; found is false when it does not exist.

@@ -1,0 +1,83 @@
+package dynamo
+
+import (
+	"maps"
+	"slices"
+	"strconv"
+
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// The counts of the invitation lists (SPEC §11): each invitation is counted, under its stored status,
+// by four count items (invitationCountKey): everyone's, its organization's, its address's and its
+// address's from its organization. Every write that creates, deletes or moves an invitation between
+// them changes them in its own transaction, so a count is never read from the invitations.
+
+// invitationCountKeys are the count items that count inv.
+func invitationCountKeys(inv domain.Invitation) []key {
+	return []key{
+		invitationCountKey("", ""),
+		invitationCountKey(inv.OrganizationID, ""),
+		invitationCountKey("", inv.Email),
+		invitationCountKey(inv.OrganizationID, inv.Email),
+	}
+}
+
+// countChanges are the updates of the count items when before (nil: none) becomes after (nil: none):
+// one update per item whose counts change, none when the invitation stays where it is counted.
+func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, error) {
+	deltas := map[key]map[domain.InvitationStatus]int{}
+	var order []key
+	add := func(inv *domain.Invitation, d int) {
+		if inv == nil {
+			return
+		}
+		for _, k := range invitationCountKeys(*inv) {
+			if deltas[k] == nil {
+				deltas[k] = map[domain.InvitationStatus]int{}
+				order = append(order, k)
+			}
+			deltas[k][inv.Status] += d
+		}
+	}
+	add(before, -1)
+	add(after, +1)
+	var items []types.TransactWriteItem
+	for _, k := range order {
+		var u expression.UpdateBuilder
+		changed := false
+		for _, st := range slices.Sorted(maps.Keys(deltas[k])) {
+			if d := deltas[k][st]; d != 0 {
+				u, changed = u.Add(expression.Name(countAttr(st)), expression.Value(d)), true
+			}
+		}
+		if !changed {
+			continue
+		}
+		item, err := updateItem(k, u, nil)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
+	}
+	return items, nil
+}
+
+// decodeStatusCounts reads a count item (nil: nothing counted yet).
+func decodeStatusCounts(item map[string]types.AttributeValue) (domain.StatusCounts, error) {
+	var c domain.StatusCounts
+	for st := range c {
+		n, ok := item[countAttr(domain.InvitationStatus(st))].(*types.AttributeValueMemberN)
+		if !ok {
+			continue
+		}
+		v, err := strconv.Atoi(n.Value)
+		if err != nil {
+			return c, fail("decode invitation counts", err)
+		}
+		c[st] = v
+	}
+	return c, nil
+}
