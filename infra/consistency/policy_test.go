@@ -52,6 +52,8 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"POST", "/api/v1/users/", staff, `{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 400},
 		{"GET", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, `{"first_name": "Alan M."}`, 200},
+		// The invitee's list: the invitations to their address (GSI4), before they accept and join.
+		{"GET", "/api/v1/organization-invitations/", alan, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", alan, `{"status": 1}`, 200},
 		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport, staff, "", 200},
 		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport + "&tag=review&page=2&page_size=5", staff, "", 200},

@@ -142,6 +142,7 @@ func (c *Calls) SimulateLatency(d time.Duration) {
 type call struct {
 	op         string
 	input      any // the operation's input, e.g. *dynamodb.QueryInput
+	output     any // its output, e.g. *dynamodb.QueryOutput (nil when it failed)
 	start, end time.Time
 }
 
@@ -158,7 +159,8 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
+			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, output: out.Result,
+				start: start, end: time.Now()})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -178,6 +180,32 @@ func (c *Calls) Ops() []string { return eachCall(c, func(cl call) string { retur
 
 // Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
 func (c *Calls) Inputs() []any { return eachCall(c, func(cl call) any { return cl.input }) }
+
+// ReadUnits sums the read capacity DynamoDB reported consumed by the reads made since the last Reset
+// (those that asked for it with ReturnConsumedCapacity): a deterministic measure of what they read,
+// since DynamoDB bills by the size of what it reads, rounded up per item (GetItem, BatchGetItem) or
+// per 4 KB of a Query's entries.
+func (c *Calls) ReadUnits() float64 {
+	units := 0.0
+	add := func(cc *types.ConsumedCapacity) {
+		if cc != nil && cc.CapacityUnits != nil {
+			units += *cc.CapacityUnits
+		}
+	}
+	for _, out := range eachCall(c, func(cl call) any { return cl.output }) {
+		switch o := out.(type) {
+		case *dynamodb.QueryOutput:
+			add(o.ConsumedCapacity)
+		case *dynamodb.GetItemOutput:
+			add(o.ConsumedCapacity)
+		case *dynamodb.BatchGetItemOutput:
+			for i := range o.ConsumedCapacity {
+				add(&o.ConsumedCapacity[i])
+			}
+		}
+	}
+	return units
+}
 
 // eachCall is what of each call made since the last Reset, in the order they ended.
 func eachCall[T any](c *Calls, what func(call) T) []T {
