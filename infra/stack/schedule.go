@@ -26,8 +26,9 @@ func Scheduled(store *dynamo.Store, log *slog.Logger, now func() time.Time) map[
 
 // Schedule is a Schedule event of template.yaml: which function EventBridge runs, and how often.
 type Schedule struct {
-	Function string
-	Every    time.Duration
+	Function   string
+	Expression string // as template.yaml writes it, "rate(5 minutes)"
+	Every      time.Duration
 }
 
 // LoadSchedules reads the Schedule events of template.yaml's functions, sorted by function. Only
@@ -70,7 +71,7 @@ func LoadSchedules(templatePath string) ([]Schedule, error) {
 			if err != nil {
 				return nil, fmt.Errorf("load schedules: %s's event %s: %w", id, name, err)
 			}
-			out = append(out, Schedule{Function: id, Every: every})
+			out = append(out, Schedule{Function: id, Expression: n.Value, Every: every})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Function < out[j].Function })
