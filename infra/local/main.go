@@ -123,8 +123,11 @@ Routes from template.yaml:
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-45s -> %s\n", r.Method, r.Path, r.Function)
 	}
+	if len(scheduled) > 0 {
+		fmt.Println("Schedules from template.yaml (each also run at start):")
+	}
 	for _, s := range scheduled {
-		fmt.Printf("  every %-46s -> %s (EventBridge schedule; run at start too)\n", s.Every, s.Function)
+		fmt.Printf("  %-52s -> %s\n", s.Expression, s.Function)
 	}
 	fmt.Printf(`
 API docs, every operation in a browser: %[1]s/api/docs/  (the OpenAPI document: %[1]s/api/schema/)
