@@ -57,4 +57,6 @@ func (n notify) WithAttrs(attrs []slog.Attr) slog.Handler {
 	return notify{n.Handler.WithAttrs(attrs), n.records}
 }
 
-func (n notify) WithGroup(name string) slog.Handler { return notify{n.Handler.WithGroup(name), n.records} }
+func (n notify) WithGroup(name string) slog.Handler {
+	return notify{n.Handler.WithGroup(name), n.records}
+}
