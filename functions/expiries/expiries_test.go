@@ -41,16 +41,22 @@ func listIDs(t *testing.T, body []byte) (int, []string) {
 // nothing to record.
 func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	w := newWorld(t)
+	// One address, in its own letter case, has invitations in every state: its counts move too.
+	const shared = "Shared.Person@Example.COM"
 	var expired []string
-	for _, ago := range []time.Duration{time.Minute, time.Hour, 30 * 24 * time.Hour} {
-		expired = append(expired, w.invitation(t, 0, w.now.Add(-ago)))
+	for i, ago := range []time.Duration{time.Minute, time.Hour, 30 * 24 * time.Hour} {
+		expired = append(expired, w.invitation(t, 0, w.now.Add(-ago), []string{shared, "", ""}[i]))
 	}
-	pending := []string{w.invitation(t, 0, w.now.Add(time.Hour)), w.invitation(t, 0, w.now.Add(ttl))}
-	accepted := w.invitation(t, 1, w.now.Add(-time.Hour))    // final: not pending, not listed as expired
-	recorded := w.invitation(t, 3, w.now.Add(-48*time.Hour)) // stored 3 already
+	pending := []string{w.invitation(t, 0, w.now.Add(time.Hour), shared), w.invitation(t, 0, w.now.Add(ttl), "")}
+	accepted := w.invitation(t, 1, w.now.Add(-time.Hour), shared)    // final: not pending, not listed as expired
+	recorded := w.invitation(t, 3, w.now.Add(-48*time.Hour), shared) // stored 3 already
 	ids := slices.Concat(expired, pending, []string{accepted, recorded})
 
 	lists := []string{listPath + "?status=0", listPath + "?status=3", listPath + "?status=1", listPath, listPath + "?status=3&page_size=2&page=2"}
+	for _, q := range []string{"", "&status=0", "&status=3"} {
+		lists = append(lists, listPath+"?email=shared.person@example.com"+q, listPath+"?organization="+w.org+"&email="+shared+q)
+	}
+	lists = append(lists, listPath+"?organization="+w.org+"&status=3", listPath+"?organization="+w.org+"&status=0")
 	before := map[string][]byte{}
 	for _, p := range slices.Concat(lists, detailPaths(ids)) {
 		before[p] = w.get(t, p)
@@ -64,6 +70,9 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	}
 	if n, got := listIDs(t, before[listPath+"?status=0"]); n != 2 || !sameSet(got, pending) {
 		t.Fatalf("?status=0 before the run: count %d, ids %v; want %v", n, got, pending)
+	}
+	if n, got := listIDs(t, before[listPath+"?email=shared.person@example.com&status=3"]); n != 2 || !sameSet(got, []string{expired[0], recorded}) {
+		t.Fatalf("the address's ?status=3 before the run: count %d, ids %v; want %v", n, got, []string{expired[0], recorded})
 	}
 
 	store, calls := w.db.View(t)
@@ -120,7 +129,7 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 // expiry it read) fails, so it records nothing and moves no count twice.
 func TestARunLeavesAnInvitationSavedMeanwhileToTheSave(t *testing.T) {
 	w := newWorld(t)
-	id := w.invitation(t, 0, w.now.Add(-time.Hour))
+	id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
 	store, calls := w.db.View(t)
 	var lines logLines
 	h := w.handler(t, store, &lines)

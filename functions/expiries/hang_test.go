@@ -29,7 +29,7 @@ func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
 	} {
 		t.Run(tc.op, func(t *testing.T) {
 			w := newWorld(t)
-			id := w.invitation(t, 0, w.now.Add(-time.Hour))
+			id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
 			loaded := w.stored(t, id)
 			proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
 			if err != nil {

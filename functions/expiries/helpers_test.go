@@ -55,12 +55,16 @@ func newWorld(t *testing.T) *world {
 
 func (w *world) clock() time.Time { return w.now }
 
-// invitation loads an invitation of the given status and expiry and returns its id.
-func (w *world) invitation(t *testing.T, status int, expiry time.Time) string {
+// invitation loads an invitation of the given status and expiry to email (empty: an address of its
+// own) and returns its id.
+func (w *world) invitation(t *testing.T, status int, expiry time.Time, email string) string {
 	t.Helper()
 	id := uuid.NewString()
+	if email == "" {
+		email = "i-" + id[:8] + "@example.com"
+	}
 	w.db.Load(t, map[string]any{"invitations": []any{map[string]any{
-		"id": id, "organization_id": w.org, "inviter_member_id": w.admin, "email": "i-" + id[:8] + "@example.com",
+		"id": id, "organization_id": w.org, "inviter_member_id": w.admin, "email": email,
 		"role": 0, "status": status, "email_sent": true, "accessible_portfolio_ids": []string{},
 		"expiry_date": expiry.Format(time.RFC3339Nano),
 	}}}, w.now, ttl)
