@@ -4,7 +4,7 @@
 
 GO          ?= go
 DDB         := infra/scripts/dynamodb-local.sh
-FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction
+FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction ExpiriesFunction
 # The flags of every Lambda bootstrap; infra/coldstart reads this line too, so each flag is one word.
 # -ldflags=-s leaves out the symbol table and implies -w (no DWARF). The -gcflags turn inlining off but in
 # the runtime and x/crypto (argon2id's loops): smaller bootstraps, and make bench shows no cost in time
@@ -65,6 +65,9 @@ build-CommentsFunction:
 build-DocsFunction:
 	$(call build_function,docs)
 	infra/scripts/docs-assets.sh copy $(ARTIFACTS_DIR)
+# The scheduled function that records expiries (EventBridge; no route).
+build-ExpiriesFunction:
+	$(call build_function,expiries)
 
 define build_function
 	mkdir -p $(ARTIFACTS_DIR)

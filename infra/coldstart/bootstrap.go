@@ -27,6 +27,7 @@ var packages = map[string]string{
 	"InvitationsFunction": "./functions/invitations/lambda",
 	"CommentsFunction":    "./functions/comments/lambda",
 	"DocsFunction":        "./functions/docs/lambda",
+	"ExpiriesFunction":    "./functions/expiries/lambda",
 	HelloWorld:            "./infra/coldstart/hello",
 }
 

@@ -14,19 +14,25 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/reportingplatform/api/functions/expiries"
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/contract"
 )
 
-// eventFile is one file of events/: an API Gateway REST (payload 1.0) event for `sam local invoke`,
-// named <Function>-<method>-<what>.json after the logical id of the function that serves it.
+// eventFile is one file of events/ for `sam local invoke`, named after the logical id of its function:
+// an API Gateway REST (payload 1.0) event, <Function>-<method>-<what>.json, or EventBridge's Scheduled
+// Event for a scheduled function, <Function>-scheduled.json.
 type eventFile struct {
 	Name     string
 	Function string
-	Status   int // what events/expected.json says the function answers against the demo data
-	Event    events.APIGatewayProxyRequest
+	// Status is what events/expected.json says the function answers against the demo data: the HTTP
+	// status, or for a Scheduled Event the number of expiries the run records.
+	Status    int
+	Event     events.APIGatewayProxyRequest
+	Scheduled bool
+	Raw       []byte
 }
 
 // tokenPlaceholder is how an event names the demo user whose token it needs: "<token:EMAIL>".
@@ -51,15 +57,23 @@ func loadEventFiles(t *testing.T, root string) []eventFile {
 	var out []eventFile
 	for _, path := range names {
 		name := filepath.Base(path)
-		f := eventFile{Name: name, Function: name[:strings.Index(name, "-")], Status: expected[name]}
+		status, listed := expected[name]
+		f := eventFile{Name: name, Function: name[:strings.Index(name, "-")], Status: status}
+		var kind struct {
+			DetailType string `json:"detail-type"`
+		}
 		b, err := os.ReadFile(path)
+		if err == nil {
+			err = json.Unmarshal(b, &kind)
+		}
 		if err == nil {
 			err = json.Unmarshal(b, &f.Event)
 		}
 		if err != nil {
 			t.Fatalf("events/%s: %v", name, err)
 		}
-		if f.Status == 0 {
+		f.Raw, f.Scheduled = b, kind.DetailType == "Scheduled Event"
+		if !listed {
 			t.Errorf("events/expected.json has no status for %s", name)
 		}
 		delete(expected, name)
@@ -89,6 +103,11 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 				r.Name(), r.Function, r.Function, strings.ToLower(r.Method))
 		}
 	}
+	for fn := range stack.Scheduled(nil, testkit.Log(t), time.Now) {
+		if !slices.ContainsFunc(files, func(f eventFile) bool { return f.Function == fn && f.Scheduled }) {
+			t.Errorf("%s runs on a schedule and has no Scheduled Event in events/: add %s-scheduled.json and what it records in events/expected.json", fn, fn)
+		}
+	}
 }
 
 // The built bootstraps, not the handlers: every event of events/ is sent through the Runtime API to
@@ -96,7 +115,8 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 // status events/expected.json gives, the request id the event carries, and a body as openapi.yaml
 // describes it. A token placeholder is replaced by a real token of that demo user, from a login
 // through AuthFunction's bootstrap; each event changes a different item of the demo data, so the
-// functions run side by side.
+// functions run side by side. A scheduled function's event runs first, alone: it records the demo's
+// invitation past its expiry, which an invitation event saves, and must find it still unrecorded.
 func TestEveryEventFileIsAnswered(t *testing.T) {
 	db := testkit.NewDB(t)
 	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
@@ -117,13 +137,37 @@ func TestEveryEventFileIsAnswered(t *testing.T) {
 	tokens := demoTokens(t, root, files, bins, env)
 
 	for _, b := range bins {
+		scheduled := slices.ContainsFunc(byFunction[b.Function], func(f eventFile) bool { return f.Scheduled })
 		t.Run(b.Function, func(t *testing.T) {
-			t.Parallel()
+			if !scheduled {
+				t.Parallel() // the parallel subtests start once the loop is done
+			}
 			p := startProcess(t, b, env)
 			for _, f := range byFunction[b.Function] {
+				if f.Scheduled {
+					answerScheduledEvent(t, p, f)
+					continue
+				}
 				answerEventFile(t, p, f, tokens)
 			}
 		})
+	}
+}
+
+// answerScheduledEvent sends f as EventBridge does and checks that the run succeeded and recorded as
+// many expiries as events/expected.json says.
+func answerScheduledEvent(t *testing.T, p *Process, f eventFile) {
+	t.Helper()
+	res, err := p.API.Invoke(t.Context(), f.Raw)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", f.Name, err, p.Output())
+	}
+	var got expiries.Result
+	if res.ErrorType != "" {
+		t.Fatalf("%s: function error %s: %s", f.Name, res.ErrorType, res.Body)
+	}
+	if err := json.Unmarshal(res.Body, &got); err != nil || got.Recorded != f.Status {
+		t.Errorf("%s: answered %s (%v), want %d recorded", f.Name, res.Body, err, f.Status)
 	}
 }
 

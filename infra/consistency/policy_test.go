@@ -11,6 +11,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/faultproxy"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
@@ -21,7 +22,8 @@ import (
 type permission struct{ action, resource string }
 
 // TestPoliciesAreLeastPrivilege runs every function through its operations (successes, refusals and the
-// rarer paths: a hash upgrade, an acceptance, a move, a re-parent that walks ancestors) with a DynamoDB
+// rarer paths: a hash upgrade, an acceptance, a move, a re-parent that walks ancestors, a scheduled
+// run's lost write read back) with a DynamoDB
 // client of its own, as in AWS, and holds template.yaml's policy of each function to exactly the
 // actions and resources it used: a missing one would fail in AWS, an extra one is privilege to spare.
 func TestPoliciesAreLeastPrivilege(t *testing.T) {
@@ -102,7 +104,22 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		}
 	}
 
+	// ExpiriesFunction's run (SPEC §11) records the demo's invitation past its expiry, its write's
+	// answer lost, so that it reads the write back as it must when that happens in AWS.
+	store, c, proxy := db.ViewBehindProxy(t)
+	proxy.Set(faultproxy.Fault{Mode: faultproxy.LostAnswer, Ops: []string{"TransactWriteItems"}, Times: 1})
+	run := stack.Scheduled(store, log, time.Now)["ExpiriesFunction"]
+	if res, err := run.Handle(t.Context(), stack.ScheduledEvent("ExpiriesFunction", time.Now())); err != nil || res.Recorded != 1 {
+		t.Fatalf("ExpiriesFunction's run: %+v, %v; want the demo's expired invitation recorded", res, err)
+	}
+	calls["ExpiriesFunction"] = c
+
 	policies := templatePolicies(t)
+	for id := range policies {
+		if calls[id] == nil {
+			t.Errorf("%s is not run here, so its policy is not checked", id)
+		}
+	}
 	for id, c := range calls {
 		used := map[permission]bool{}
 		for _, in := range c.Inputs() {

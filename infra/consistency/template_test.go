@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/reportingplatform/api/functions/expiries"
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -206,8 +207,8 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 			t.Errorf("build-%s builds functions/%s/lambda, which has no main.go", id, target[1])
 		}
 	}
-	if functions != 5 {
-		t.Errorf("%d functions in template.yaml, want 5 (auth, users, invitations, comments, docs)", functions)
+	if functions != 6 {
+		t.Errorf("%d functions in template.yaml, want 6 (auth, users, invitations, comments, docs, expiries)", functions)
 	}
 	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_LAMBDA)") ||
 		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {
@@ -262,6 +263,10 @@ func TestTimeLimitsNest(t *testing.T) {
 	}
 	if budget+httpapi.IdempotencyReleaseBudget >= 3*time.Second {
 		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 3 s", httpapi.IdempotencyReleaseBudget, budget)
+	}
+	// The scheduled function has no request budget but a run's (SPEC §11), and the same timeout.
+	if expiries.RunBudget+time.Second > timeout {
+		t.Errorf("expiries.RunBudget %v: want a second below the Lambda Timeout %v, to log the run's outcome", expiries.RunBudget, timeout)
 	}
 	if domain.IdempotencyLease <= timeout {
 		t.Errorf("IdempotencyLease %v: a request may still run when another takes its key over (Lambda Timeout %v)", domain.IdempotencyLease, timeout)

@@ -1,7 +1,8 @@
 // Command local is `make run`: the Docker-free stand-in for `sam local start-api`. It creates the table
 // in DynamoDB Local when missing, loads the demo fixture when it created the table, and serves the routes
 // of template.yaml, turning each request into the API Gateway event the deployed function receives and
-// handing it to that function's handler through aws-lambda-go-api-proxy, as in AWS.
+// handing it to that function's handler through aws-lambda-go-api-proxy, as in AWS. The functions of
+// template.yaml's Schedule events it runs at their rate, as EventBridge does.
 package main
 
 import (
@@ -57,7 +58,11 @@ func run(demoPath, stage string) error {
 	srv := &http.Server{Addr: env.Config.APIAddr, Handler: gw, ReadHeaderTimeout: 10 * time.Second}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.ListenAndServe() }()
-	printBanner(env.Config.APIAddr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes)
+	scheduled, err := schedules(ctx, env)
+	if err != nil {
+		return err
+	}
+	printBanner(env.Config.APIAddr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes, scheduled)
 	select {
 	case err := <-errc:
 		return err
@@ -109,7 +114,7 @@ func loadDemo(ctx context.Context, env service.Env, path string) error {
 	return nil
 }
 
-func printBanner(addr, table, endpoint string, routes []gateway.Route) {
+func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule) {
 	base := "http://" + addr
 	fmt.Printf(`
 Reporting Platform API on %[1]s  (table %[2]q in DynamoDB Local at %[3]s)
@@ -117,6 +122,12 @@ Routes from template.yaml:
 `, base, table, endpoint)
 	for _, r := range routes {
 		fmt.Printf("  %-6s %-45s -> %s\n", r.Method, r.Path, r.Function)
+	}
+	if len(scheduled) > 0 {
+		fmt.Println("Schedules from template.yaml (each also run at start):")
+	}
+	for _, s := range scheduled {
+		fmt.Printf("  %-52s -> %s\n", s.Expression, s.Function)
 	}
 	fmt.Printf(`
 API docs, every operation in a browser: %[1]s/api/docs/  (the OpenAPI document: %[1]s/api/schema/)

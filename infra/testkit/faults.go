@@ -25,3 +25,16 @@ func BehindProxy(tb testing.TB) (*dynamodb.Client, *faultproxy.Proxy) {
 	}
 	return client, proxy
 }
+
+// ViewBehindProxy is View with the store's client reaching the table through a fault proxy of its
+// own, which the test closes: to see the calls of a path only a fault takes (a lost answer's read-back).
+func (db *DB) ViewBehindProxy(tb testing.TB) (*dynamo.Store, *Calls, *faultproxy.Proxy) {
+	tb.Helper()
+	proxy, err := faultproxy.New(db.endpoint)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = proxy.Close() })
+	client, calls := countingClient(tb, proxy.URL)
+	return dynamo.New(client, db.Table), calls, proxy
+}

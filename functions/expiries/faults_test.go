@@ -1,0 +1,114 @@
+package expiries_test
+
+import (
+	"context"
+	"errors"
+	"os"
+	"slices"
+	"testing"
+	"time"
+
+	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/dynamo"
+)
+
+// A DynamoDB that never answers cannot hang a run: the run's budget ends it, with an error (the
+// invocation fails, the errors alarm fires) and a logged line, and the table keeps what it had. The
+// client here waits for an answer far longer than the production client's attempts, so the budget
+// alone ends each case: without it, the run would wait until the test binary's own timeout.
+func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
+	for _, tc := range []struct {
+		op    string // the operation that hangs
+		calls []string
+	}{
+		{"Query", []string{"Query"}},
+		{"TransactWriteItems", []string{"Query", "TransactWriteItems"}},
+	} {
+		t.Run(tc.op, func(t *testing.T) {
+			w := newWorld(t)
+			id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
+			loaded := w.stored(t, id)
+			proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { _ = proxy.Close() })
+			client, err := dynamo.NewClient(context.Background(), proxy.URL, func(o *dynamodb.Options) {
+				o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(time.Hour)
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines logLines
+			h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
+			h.SetBudget(time.Second)
+			proxy.Set(faultproxy.Fault{Mode: faultproxy.Hang, Ops: []string{tc.op}})
+
+			res, err := h.Handle(context.Background(), sampleEvent(t))
+			if err == nil || res.Recorded != 0 {
+				t.Fatalf("run under a hung %s: %+v, %v; want an error and nothing recorded", tc.op, res, err)
+			}
+			if !errors.Is(err, context.DeadlineExceeded) && domain.ErrorCode(err) != domain.EUNAVAILABLE {
+				t.Errorf("run's error %v; want the store unavailable or the budget ended", err)
+			}
+			// A write whose answer never came is read back (BatchGetItem) if the budget leaves the time.
+			got := proxy.Calls()
+			if len(got) < len(tc.calls) || !slices.Equal(got[:len(tc.calls)], tc.calls) ||
+				slices.ContainsFunc(got[len(tc.calls):], func(op string) bool { return op != "BatchGetItem" }) {
+				t.Errorf("calls %v; want %v, then at most a read-back", got, tc.calls)
+			}
+			logged := lines.all(t)
+			if len(logged) != 1 || logged[0]["level"] != "ERROR" || logged[0]["recorded"] != 0.0 || logged[0]["error"] == nil {
+				t.Errorf("logged %v; want one ERROR line with recorded 0 and the error", logged)
+			}
+			proxy.Clear()
+			if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
+				t.Errorf("stored after the run: status %d version %d; want it as loaded (pending, version %d)", inv.Status, inv.Version, loaded.Version)
+			}
+		})
+	}
+}
+
+// Every other way DynamoDB fails (SPEC §9) fails the run the same way, through the client as the
+// Lambda main builds it, on the GSI5 query or on the write: an error, an ERROR line, nothing written.
+// Once DynamoDB answers again, the next run records what the failed one left.
+func TestARunFailsOnEveryStoreFaultAndTheNextRunRecovers(t *testing.T) {
+	modes := []faultproxy.Mode{faultproxy.Throttle, faultproxy.ProvisionedThroughput, faultproxy.InternalError,
+		faultproxy.Unavailable, faultproxy.UnavailablePage, faultproxy.Drop}
+	for _, op := range []string{"Query", "TransactWriteItems"} {
+		for _, mode := range modes {
+			t.Run(op+"/"+mode.String(), func(t *testing.T) {
+				t.Parallel()
+				w := newWorld(t)
+				id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
+				loaded := w.stored(t, id)
+				client, proxy := testkit.BehindProxy(t)
+				var lines logLines
+				h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
+				proxy.Set(faultproxy.Fault{Mode: mode, Ops: []string{op}})
+
+				res, err := h.Handle(context.Background(), sampleEvent(t))
+				if err == nil || res.Recorded != 0 || domain.ErrorCode(err) != domain.EUNAVAILABLE {
+					t.Fatalf("run: %+v, %v; want the store unavailable and nothing recorded", res, err)
+				}
+				if logged := lines.all(t); len(logged) != 1 || logged[0]["level"] != "ERROR" || logged[0]["recorded"] != 0.0 {
+					t.Errorf("logged %v; want one ERROR line with recorded 0", logged)
+				}
+				if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
+					t.Errorf("stored after the failed run: status %d version %d; want it as loaded", inv.Status, inv.Version)
+				}
+				proxy.Clear()
+				if res, err := h.Handle(context.Background(), sampleEvent(t)); err != nil || res.Recorded != 1 {
+					t.Fatalf("the next run: %+v, %v; want 1 recorded", res, err)
+				}
+				if inv := w.stored(t, id); inv.Status != domain.StatusExpired {
+					t.Errorf("stored after the next run: status %d; want 3", inv.Status)
+				}
+			})
+		}
+	}
+}
