@@ -112,3 +112,32 @@ func TestARunFailsOnEveryStoreFaultAndTheNextRunRecovers(t *testing.T) {
 		}
 	}
 }
+
+// TestAnExpiryThatMeetsAnotherWriteIsLeftToTheNextRun: in AWS a transaction that meets another on an
+// item (the count of everyone's invitations, the invitation itself) is cancelled. The run sends it
+// again a few times; when it still meets one, the run leaves it, without an error, and the next run
+// records it.
+func TestAnExpiryThatMeetsAnotherWriteIsLeftToTheNextRun(t *testing.T) {
+	w := newWorld(t)
+	id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
+	loaded := w.stored(t, id)
+	client, proxy := testkit.BehindProxy(t)
+	var lines logLines
+	h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
+	proxy.Set(faultproxy.Fault{Mode: faultproxy.TransactionConflict, Ops: []string{"TransactWriteItems"}})
+
+	res, err := h.Handle(context.Background(), sampleEvent(t))
+	if err != nil || res.Recorded != 0 {
+		t.Fatalf("run: %+v, %v; want nothing recorded and no error", res, err)
+	}
+	if logged := lines.all(t); len(logged) != 1 || logged[0]["level"] != "INFO" || logged[0]["recorded"] != 0.0 {
+		t.Errorf("logged %v; want one INFO line with recorded 0", logged)
+	}
+	if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
+		t.Errorf("stored after the run: status %d version %d; want it as loaded", inv.Status, inv.Version)
+	}
+	proxy.Clear()
+	if res, err := h.Handle(context.Background(), sampleEvent(t)); err != nil || res.Recorded != 1 {
+		t.Fatalf("the next run: %+v, %v; want 1 recorded", res, err)
+	}
+}

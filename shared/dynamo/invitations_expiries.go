@@ -2,7 +2,6 @@ package dynamo
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -12,36 +11,45 @@ import (
 
 var _ domain.ExpiryStore = (*Store)(nil)
 
-// expiriesAtOnce is how many expiries RecordExpiries writes in parallel.
-const expiriesAtOnce = 8
+// expiriesPerRun bounds the entries a run reads: a backlog (after a load of old invitations, or runs
+// that failed) is worked down over several runs, each within its time limit.
+const expiriesPerRun = 500
 
-// RecordExpiries reads the pending invitations past their expiry from GSI5 and records each as expired
-// (status 3) in a transaction of its own with the counts it moves (countChanges), conditioned on it
-// being pending with the expiry that was read: one a save changed meanwhile is that save's to record
-// (SPEC §5: a save stores 3 for an expired invitation). Neither expiry_date nor updated_at change: what
-// the invitation shows stays as it was, it only leaves the pending lists' index entries. The version
-// grows, so that a save that read it before retries.
+// RecordExpiries reads the pending invitations past their expiry from GSI5, oldest expiry first, and
+// records each as expired (status 3) in a transaction of its own with the counts it moves
+// (countChanges), conditioned on it being pending with the expiry that was read: one a save changed
+// meanwhile is that save's to record (SPEC §5: a save stores 3 for an expired invitation). Neither
+// expiry_date nor updated_at change: what the invitation shows stays as it was, it only leaves the
+// pending lists' index entries. The version grows, so that a save that read it before retries. The
+// transactions go one after another: every one of them changes INVITATIONCOUNT#ALL, and DynamoDB
+// cancels a transaction that meets another on an item. One that still meets a concurrent write after
+// a few attempts is left to the next run.
 func (s *Store) RecordExpiries(ctx context.Context, now time.Time) (int, error) {
 	entries, err := s.unrecordedExpiryKeys(ctx, now)
 	if err != nil {
 		return 0, err
 	}
-	recorded := make([]bool, len(entries))
-	errs := make([]error, len(entries))
-	for start := 0; start < len(entries); start += expiriesAtOnce {
-		batch := entries[start:min(start+expiriesAtOnce, len(entries))]
-		inParallel(len(batch), func(i int) {
-			recorded[start+i], errs[start+i] = s.recordExpiry(ctx, batch[i])
-		})
-	}
 	n := 0
-	for _, ok := range recorded {
-		if ok {
+	for _, e := range entries {
+		recorded := false
+		err := domain.RetryOnConflict(ctx, expiryAttempts, func(int) error {
+			var err error
+			recorded, err = s.recordExpiry(ctx, e)
+			return err
+		})
+		switch {
+		case domain.ErrorCode(err) == domain.ECONFLICT:
+		case err != nil:
+			return n, err
+		case recorded:
 			n++
 		}
 	}
-	return n, errors.Join(errs...)
+	return n, nil
 }
+
+// expiryAttempts is how often a run sends an expiry that meets another transaction.
+const expiryAttempts = 3
 
 // pendingEntry is a GSI5 entry: enough of an invitation to move it out of its pending index entries.
 type pendingEntry struct {
@@ -51,7 +59,7 @@ type pendingEntry struct {
 
 // unrecordedExpiryKeys reads the GSI5 entries of the invitations past their expiry at now.
 func (s *Store) unrecordedExpiryKeys(ctx context.Context, now time.Time) ([]pendingEntry, error) {
-	entries, err := s.unrecordedExpiries(ctx, now)
+	entries, err := s.unrecordedExpiries(ctx, now, expiriesPerRun)
 	if err != nil {
 		return nil, err
 	}
@@ -93,12 +101,8 @@ func (s *Store) recordExpiry(ctx context.Context, e pendingEntry) (bool, error) 
 		return false, err
 	}
 	err = s.transact(ctx, "record expiry", append([]types.TransactWriteItem{update}, counts...))
-	var c *cancelled
-	switch {
-	case conditionFailed(err, 0):
+	if conditionFailed(err, 0) {
 		return false, nil
-	case errors.As(err, &c):
-		return false, nil // another write held the invitation: the next run sees it again
 	}
 	return err == nil, err
 }

@@ -35,7 +35,7 @@ func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList
 		if i == 0 {
 			items, errCounts = s.batchGet(ctx, "read invitation counts", keys)
 		} else if expiries {
-			expired, errExp = s.unrecordedExpiries(ctx, now)
+			expired, errExp = s.unrecordedExpiries(ctx, now, 0)
 		}
 	})
 	if err := errors.Join(errCounts, errExp); err != nil {
@@ -96,11 +96,12 @@ func inSources(sources []domain.InvitationSource, e domain.InvitationEntry) bool
 	return false
 }
 
-// unrecordedExpiries reads, keys only, the pending invitations whose expiry has passed at now: those the
-// scheduled expiries function has not recorded yet.
-func (s *Store) unrecordedExpiries(ctx context.Context, now time.Time) ([]domain.InvitationEntry, error) {
+// unrecordedExpiries reads, keys only, the pending invitations whose expiry has passed at now (at most
+// limit, oldest expiry first; 0: all): those the scheduled expiries function has not recorded yet.
+func (s *Store) unrecordedExpiries(ctx context.Context, now time.Time, limit int) ([]domain.InvitationEntry, error) {
 	k := pendingIndexKey(now, "")
-	q := partitionQuery{index: indexGSI5, pkAttr: attrGSI5PK, skAttr: attrGSI5SK, partition: k.PK, before: pendingBefore(now)}
+	q := partitionQuery{index: indexGSI5, pkAttr: attrGSI5PK, skAttr: attrGSI5SK, partition: k.PK,
+		before: pendingBefore(now), limit: limit}
 	var out []domain.InvitationEntry
 	_, err := s.queryPartition(ctx, q, func(item map[string]types.AttributeValue) error {
 		created, errCreated := domain.ParseTime(stringAttr(item, "created_at"))
