@@ -11,14 +11,14 @@ import (
 )
 
 // The counts of the invitation lists (SPEC §11): each invitation is counted, under its stored status,
-// by four count items (invitationCountKey): everyone's, its organization's, its address's and its
-// address's from its organization. Every write that creates, deletes or moves an invitation between
+// by four count items: everyone's (one of its shards, allInvitationsCountKey), its organization's, its
+// address's and its address's from its organization (invitationCountKey). Every write that creates, deletes or moves an invitation between
 // them changes them in its own transaction, so a count is never read from the invitations.
 
 // invitationCountKeys are the count items that count inv.
 func invitationCountKeys(inv domain.Invitation) []key {
 	return []key{
-		invitationCountKey("", ""),
+		allInvitationsCountKey(allCountShard(inv.ID)),
 		invitationCountKey(inv.OrganizationID, ""),
 		invitationCountKey("", inv.Email),
 		invitationCountKey(inv.OrganizationID, inv.Email),
@@ -80,4 +80,32 @@ func decodeStatusCounts(item map[string]types.AttributeValue) (domain.StatusCoun
 		c[st] = v
 	}
 	return c, nil
+}
+
+// sourceCountKeys are the count items whose sum counts the invitations of an organization, an address,
+// both, or (neither) everyone's.
+func sourceCountKeys(orgID, email string) []key {
+	if orgID != "" || email != "" {
+		return []key{invitationCountKey(orgID, email)}
+	}
+	keys := make([]key, allCountShards)
+	for i := range keys {
+		keys[i] = allInvitationsCountKey(i)
+	}
+	return keys
+}
+
+// sumCounts adds up the count items keys name, as read into items.
+func sumCounts(items map[key]map[string]types.AttributeValue, keys []key) (domain.StatusCounts, error) {
+	var sum domain.StatusCounts
+	for _, k := range keys {
+		c, err := decodeStatusCounts(items[k])
+		if err != nil {
+			return sum, err
+		}
+		for st := range c {
+			sum[st] += c[st]
+		}
+	}
+	return sum, nil
 }

@@ -21,7 +21,7 @@ const expiriesPerRun = 500
 // meanwhile is that save's to record (SPEC §5: a save stores 3 for an expired invitation). Neither
 // expiry_date nor updated_at change: what the invitation shows stays as it was, it only leaves the
 // pending lists' index entries. The version grows, so that a save that read it before retries. The
-// transactions go one after another: every one of them changes INVITATIONCOUNT#ALL, and DynamoDB
+// transactions go one after another: every one of them changes a shard of everyone's count, and DynamoDB
 // cancels a transaction that meets another on an item. One that still meets a concurrent write after
 // a few attempts is left to the next run.
 func (s *Store) RecordExpiries(ctx context.Context, now time.Time) (int, error) {

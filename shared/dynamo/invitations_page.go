@@ -20,9 +20,9 @@ import (
 func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList, now time.Time) (domain.InvitationCount, error) {
 	var keys []key
 	for _, src := range list.Sources {
-		keys = append(keys, invitationCountKey(src.OrganizationID, src.Email))
+		keys = append(keys, sourceCountKeys(src.OrganizationID, src.Email)...)
 		for _, org := range src.Except {
-			keys = append(keys, invitationCountKey(org, src.Email))
+			keys = append(keys, sourceCountKeys(org, src.Email)...)
 		}
 	}
 	var (
@@ -43,13 +43,13 @@ func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList
 	}
 	c := domain.InvitationCount{List: list}
 	for _, src := range list.Sources {
-		listed, err := decodeStatusCounts(items[invitationCountKey(src.OrganizationID, src.Email)])
+		listed, err := sumCounts(items, sourceCountKeys(src.OrganizationID, src.Email))
 		if err != nil {
 			return domain.InvitationCount{}, err
 		}
 		var hidden domain.StatusCounts
 		for _, org := range src.Except {
-			h, err := decodeStatusCounts(items[invitationCountKey(org, src.Email)])
+			h, err := sumCounts(items, sourceCountKeys(org, src.Email))
 			if err != nil {
 				return domain.InvitationCount{}, err
 			}

@@ -2,6 +2,7 @@ package dynamo
 
 import (
 	"fmt"
+	"hash/fnv"
 	"strings"
 	"time"
 
@@ -133,19 +134,33 @@ func pendingIndexKey(expiry time.Time, invitationID string) key {
 func pendingBefore(now time.Time) string { return domain.FormatTime(now) + "$" }
 
 // invitationCountKey holds a list scope's counts of invitations, one attribute per stored status
-// (countAttr): everyone's, an organization's, an address's and an address's from one organization.
-// The writes that change what they count change them in the same transaction.
+// (countAttr): an organization's, an address's, an address's from one organization. The writes that
+// change what they count change them in the same transaction.
 func invitationCountKey(orgID, email string) key {
-	scope := "ALL"
+	scope := "ORG#" + orgID
 	switch {
 	case orgID != "" && email != "":
 		scope = "INVITEE#" + domain.EmailKey(email) + "#ORG#" + orgID
-	case orgID != "":
-		scope = "ORG#" + orgID
 	case email != "":
 		scope = "INVITEE#" + domain.EmailKey(email)
 	}
 	return key{"INVITATIONCOUNT#" + scope, "COUNT"}
+}
+
+// Everyone's invitations are counted in allCountShards items, each invitation in the one its id
+// hashes to: every invitation write changes that count, and DynamoDB cancels transactions that meet on
+// an item, so one item would make all of them, across the table, wait on each other.
+const allCountShards = 8
+
+func allInvitationsCountKey(shard int) key {
+	return key{fmt.Sprintf("INVITATIONCOUNT#ALL#%d", shard), "COUNT"}
+}
+
+// allCountShard is the shard of everyone's count that counts the invitation.
+func allCountShard(invitationID string) int {
+	h := fnv.New32a()
+	h.Write([]byte(invitationID))
+	return int(h.Sum32() % allCountShards)
 }
 
 // countAttr is the attribute of a count item that counts invitations of that stored status.
