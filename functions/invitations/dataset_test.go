@@ -1,0 +1,186 @@
+package invitations_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// Dataset is a table of generated invitations and the callers who list them, with what the test knows
+// of every invitation: the model that lists are compared against. Its invitations are spread over
+// DatasetOrganizations organizations and four kinds of address: the callers' own, a few shared by
+// several organizations, and many of one invitation each; every status, pending ones past their expiry,
+// and groups created at one instant (ties broken by id).
+type Dataset struct {
+	Organizations []string // ids, DatasetOrganizations of them
+	// Staff is staff, in no organization. Admin administers Organizations[0]. Multi is a member of
+	// Organizations[1], [2] and [3] (roles 0, 1, 2). Invitee is in none; their address is invited by
+	// several organizations. Dual is a member of Organizations[2] and [4]; their address is invited
+	// by organizations they belong to and by others.
+	Staff, Admin, Multi, Invitee, Dual Caller
+	Shared      []string // addresses invited by several organizations, as the callers would type them
+	Invitations []ModelInvitation
+	// ExpiringBy is a time after which every pending invitation that had not expired at the load's
+	// clock and expires within a day of it has expired, and no other one has.
+	ExpiringBy time.Time
+}
+
+// DatasetOrganizations is how many organizations a Dataset spreads its invitations over.
+const DatasetOrganizations = 6
+
+// Caller is a user of a Dataset with a token valid for a month of the world's clock.
+type Caller struct {
+	User          domain.User
+	Token         string
+	Organizations []string // ids of the caller's memberships
+}
+
+// ModelInvitation is what a Dataset knows of one invitation it loaded.
+type ModelInvitation struct {
+	ID, Organization, Email string
+	Status, Role            int
+	Created, Expiry         time.Time
+}
+
+// StatusAt is the invitation's status as read at now (SPEC §5): a pending one whose expiry_date has
+// passed is expired.
+func (m ModelInvitation) StatusAt(now time.Time) int {
+	if m.Status == 0 && now.After(m.Expiry) {
+		return 3
+	}
+	return m.Status
+}
+
+// organizationName is the name LoadDataset gave the organization of id.
+func (d *Dataset) organizationName(id string) string {
+	return fmt.Sprintf("Organization %d", slices.Index(d.Organizations, id))
+}
+
+// datasetBatch is how many invitations are loaded in one fixture, all stamped with one creation time.
+const datasetBatch = 40
+
+// datasetLoads is how many fixtures LoadDataset loads at once.
+const datasetLoads = 4
+
+// LoadDataset creates the callers and organizations and loads n invitations through the fixture loader
+// (SPEC §7), in fixtures whose creation times are a minute apart, before now. Invitations to a caller's
+// address are about 2% each; shared addresses about 40%. Pending invitations: a quarter expired before
+// now, a quarter expiring within a day of now (before ExpiringBy), the rest after that. The random
+// choices are seeded: the same n gives the same shape (ids and tokens differ).
+func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
+	tb.Helper()
+	d := &Dataset{ExpiringBy: now.Add(24 * time.Hour)}
+	names := make([]map[string]any, DatasetOrganizations)
+	for o := range names {
+		d.Organizations = append(d.Organizations, uuid.NewString())
+		names[o] = map[string]any{"id": d.Organizations[o], "name": d.organizationName(d.Organizations[o])}
+	}
+	tag := uuid.NewString()[:8]
+	user := func(local string, staff bool) domain.User {
+		return db.User(tb, testkit.NewUser{Email: local + "-" + tag + "@Example.com", Staff: staff})
+	}
+	var members []any
+	member := func(c *Caller, o, role int) string {
+		id := uuid.NewString()
+		members = append(members, map[string]any{"id": id, "organization_id": d.Organizations[o], "user_id": c.User.ID, "role": role})
+		c.Organizations = append(c.Organizations, d.Organizations[o])
+		return id
+	}
+	d.Staff = Caller{User: user("Staff", true)}
+	d.Admin, d.Multi = Caller{User: user("Admin", false)}, Caller{User: user("Multi", false)}
+	d.Invitee, d.Dual = Caller{User: user("Invitee", false)}, Caller{User: user("Dual", false)}
+	inviters := []string{member(&d.Admin, 0, 2)}
+	for o := 1; o < DatasetOrganizations; o++ {
+		inviter := Caller{User: user(fmt.Sprintf("inviter%d", o), false)}
+		inviters = append(inviters, member(&inviter, o, 2))
+	}
+	member(&d.Multi, 1, 0)
+	member(&d.Multi, 2, 1)
+	member(&d.Multi, 3, 2)
+	member(&d.Dual, 2, 0)
+	member(&d.Dual, 4, 0)
+	db.Load(tb, map[string]any{"organizations": names, "members": members}, now, ttl)
+	for _, c := range []*Caller{&d.Staff, &d.Admin, &d.Multi, &d.Invitee, &d.Dual} {
+		c.Token = db.Token(tb, c.User, 30*24*time.Hour)
+	}
+	for k := range 12 {
+		d.Shared = append(d.Shared, fmt.Sprintf("shared%d-%s@example.com", k, tag))
+	}
+	d.Invitations = d.generate(n, now)
+	d.load(tb, db, inviters, now)
+	return d
+}
+
+// generate draws the n invitations, creation times included.
+func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
+	rng := rand.New(rand.NewPCG(24, uint64(n)))
+	own := []string{d.Invitee.User.Email, d.Dual.User.Email, d.Admin.User.Email, d.Multi.User.Email}
+	batches := (n + datasetBatch - 1) / datasetBatch
+	invs := make([]ModelInvitation, n)
+	for i := range invs {
+		inv := ModelInvitation{
+			ID: uuid.NewString(), Organization: d.Organizations[rng.IntN(DatasetOrganizations)],
+			Role: rng.IntN(3), Status: []int{0, 0, 0, 0, 1, 1, 2, 3, 4, 4}[rng.IntN(10)],
+			// Batches are created a minute apart, oldest first; which batch is drawn, so an organization's
+			// invitations interleave with the others'.
+			Created: domain.Stamp(now.Add(-time.Hour - time.Duration(rng.IntN(batches))*time.Minute)),
+		}
+		switch r := rng.IntN(100); {
+		case r < 8:
+			inv.Email = own[r%len(own)]
+		case r < 48:
+			inv.Email = d.Shared[rng.IntN(len(d.Shared))]
+		default:
+			inv.Email = fmt.Sprintf("solo%d-%s", i, d.Shared[0])
+		}
+		inv.Email = []func(string) string{strings.ToLower, strings.ToUpper, func(s string) string { return s }}[rng.IntN(3)](inv.Email)
+		// Whole seconds off now, never on it: whether an expiry equal to the clock has passed is not what
+		// this data is for.
+		switch rng.IntN(4) {
+		case 0:
+			inv.Expiry = now.Add(-time.Duration(1+rng.IntN(100*3600)) * time.Second)
+		case 1:
+			inv.Expiry = now.Add(time.Duration(1+rng.IntN(24*3600-2)) * time.Second)
+		default:
+			inv.Expiry = now.Add(24*time.Hour + time.Duration(1+rng.IntN(7*24*3600)) * time.Second)
+		}
+		inv.Expiry = domain.Stamp(inv.Expiry)
+		invs[i] = inv
+	}
+	return invs
+}
+
+// load writes the invitations, one fixture per creation time.
+func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string, now time.Time) {
+	tb.Helper()
+	byCreated := map[time.Time][]any{}
+	for _, inv := range d.Invitations {
+		o := slices.Index(d.Organizations, inv.Organization)
+		byCreated[inv.Created] = append(byCreated[inv.Created], map[string]any{
+			"id": inv.ID, "organization_id": inv.Organization, "inviter_member_id": inviters[o], "email": inv.Email,
+			"role": inv.Role, "status": inv.Status, "expiry_date": inv.Expiry.Format(time.RFC3339Nano),
+		})
+	}
+	// A few fixtures at a time: each load waits on DynamoDB for its entries' round trips.
+	var wg sync.WaitGroup
+	slots := make(chan struct{}, datasetLoads)
+	for created, invs := range byCreated {
+		slots <- struct{}{}
+		wg.Go(func() {
+			defer func() { <-slots }()
+			db.Load(testkit.InGoroutine(tb), map[string]any{"invitations": invs}, created, ttl)
+		})
+	}
+	wg.Wait()
+	if tb.Failed() {
+		tb.FailNow()
+	}
+}
