@@ -3,9 +3,10 @@ package invitations_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"net/url"
 	"slices"
+	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,28 +17,32 @@ import (
 
 // Dataset is a table of generated invitations and the callers who list them, with what the test knows
 // of every invitation: the model that lists are compared against. Its invitations are spread over
-// DatasetOrganizations organizations and four kinds of address: the callers' own, a few shared by
+// DatasetOrganizations organizations and three kinds of address: the callers' own, a few shared by
 // several organizations, and many of one invitation each; every status, pending ones past their expiry,
 // and groups created at one instant (ties broken by id).
 type Dataset struct {
 	Organizations []string // ids, DatasetOrganizations of them
+
 	// Staff is staff, in no organization. Admin administers Organizations[0]. Multi is a member of
 	// Organizations[1], [2] and [3] (roles 0, 1, 2). Invitee is in none; their address is invited by
 	// several organizations. Dual is a member of Organizations[2] and [4]; their address is invited
 	// by organizations they belong to and by others.
 	Staff, Admin, Multi, Invitee, Dual Caller
-	Shared      []string // addresses invited by several organizations, as the callers would type them
+
+	Shared      []string // addresses invited by several organizations
 	Invitations []ModelInvitation
-	// ExpiringBy is a time after which every pending invitation that had not expired at the load's
-	// clock and expires within a day of it has expired, and no other one has.
+
+	// ExpiringBy is a time by which every pending invitation that expires within a day of the load's
+	// clock has expired, and no other one that had not at the load's clock.
 	ExpiringBy time.Time
 }
 
 // DatasetOrganizations is how many organizations a Dataset spreads its invitations over.
 const DatasetOrganizations = 6
 
-// Caller is a user of a Dataset with a token valid for a month of the world's clock.
+// Caller is a user of a Dataset with a token valid for a month.
 type Caller struct {
+	Name          string // for failure messages
 	User          domain.User
 	Token         string
 	Organizations []string // ids of the caller's memberships
@@ -67,9 +72,6 @@ func (d *Dataset) organizationName(id string) string {
 // datasetBatch is how many invitations are loaded in one fixture, all stamped with one creation time.
 const datasetBatch = 40
 
-// datasetLoads is how many fixtures LoadDataset loads at once.
-const datasetLoads = 4
-
 // LoadDataset creates the callers and organizations and loads n invitations through the fixture loader
 // (SPEC §7), in fixtures whose creation times are a minute apart, before now. Invitations to a caller's
 // address are about 2% each; shared addresses about 40%. Pending invitations: a quarter expired before
@@ -94,9 +96,11 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 		c.Organizations = append(c.Organizations, d.Organizations[o])
 		return id
 	}
-	d.Staff = Caller{User: user("Staff", true)}
-	d.Admin, d.Multi = Caller{User: user("Admin", false)}, Caller{User: user("Multi", false)}
-	d.Invitee, d.Dual = Caller{User: user("Invitee", false)}, Caller{User: user("Dual", false)}
+	d.Staff = Caller{Name: "staff", User: user("Staff", true)}
+	d.Admin = Caller{Name: "administrator", User: user("Admin", false)}
+	d.Multi = Caller{Name: "member of three", User: user("Multi", false)}
+	d.Invitee = Caller{Name: "invitee", User: user("Invitee", false)}
+	d.Dual = Caller{Name: "member and invitee", User: user("Dual", false)}
 	inviters := []string{member(&d.Admin, 0, 2)}
 	for o := 1; o < DatasetOrganizations; o++ {
 		inviter := Caller{User: user(fmt.Sprintf("inviter%d", o), false)}
@@ -109,6 +113,7 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 	member(&d.Dual, 4, 0)
 	db.Load(tb, map[string]any{"organizations": names, "members": members}, now, ttl)
 	for _, c := range []*Caller{&d.Staff, &d.Admin, &d.Multi, &d.Invitee, &d.Dual} {
+		// Longer than any step a test takes the clock forward: the session is checked at the clock.
 		c.Token = db.Token(tb, c.User, 30*24*time.Hour)
 	}
 	for k := range 12 {
@@ -150,7 +155,7 @@ func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
 		case 1:
 			inv.Expiry = now.Add(time.Duration(1+rng.IntN(24*3600-2)) * time.Second)
 		default:
-			inv.Expiry = now.Add(24*time.Hour + time.Duration(1+rng.IntN(7*24*3600)) * time.Second)
+			inv.Expiry = now.Add(24*time.Hour + time.Duration(1+rng.IntN(7*24*3600))*time.Second)
 		}
 		inv.Expiry = domain.Stamp(inv.Expiry)
 		invs[i] = inv
@@ -169,18 +174,54 @@ func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string, now tim
 			"role": inv.Role, "status": inv.Status, "expiry_date": inv.Expiry.Format(time.RFC3339Nano),
 		})
 	}
-	// A few fixtures at a time: each load waits on DynamoDB for its entries' round trips.
-	var wg sync.WaitGroup
-	slots := make(chan struct{}, datasetLoads)
 	for created, invs := range byCreated {
-		slots <- struct{}{}
-		wg.Go(func() {
-			defer func() { <-slots }()
-			db.Load(testkit.InGoroutine(tb), map[string]any{"invitations": invs}, created, ttl)
-		})
+		db.Load(tb, map[string]any{"invitations": invs}, created, ttl)
 	}
-	wg.Wait()
-	if tb.Failed() {
-		tb.FailNow()
+}
+
+// Callers are the Dataset's callers.
+func (d *Dataset) Callers() []Caller { return []Caller{d.Staff, d.Admin, d.Multi, d.Invitee, d.Dual} }
+
+// ListQuery is a list's filters (SPEC §10): empty, and Status -1, are no filter.
+type ListQuery struct {
+	Organization string
+	Status       int
+	Email        string
+}
+
+// Values is the query string of q.
+func (q ListQuery) Values() url.Values {
+	v := url.Values{}
+	if q.Organization != "" {
+		v.Set("organization", q.Organization)
 	}
+	if q.Status >= 0 {
+		v.Set("status", strconv.Itoa(q.Status))
+	}
+	if q.Email != "" {
+		v.Set("email", q.Email)
+	}
+	return v
+}
+
+// List is the model of c's list: the invitations c may read (SPEC §3: staff all; members of the
+// invitation's organization; the invitee, by address in any case) that q keeps at now (the status as
+// read then), newest first, ties by id (§10).
+func (d *Dataset) List(c Caller, q ListQuery, now time.Time) []ModelInvitation {
+	var out []ModelInvitation
+	for _, inv := range d.Invitations {
+		readable := c.User.IsStaff || c.User.IsSuperuser || slices.Contains(c.Organizations, inv.Organization) ||
+			strings.EqualFold(inv.Email, c.User.Email)
+		if readable && (q.Organization == "" || inv.Organization == q.Organization) &&
+			(q.Status < 0 || inv.StatusAt(now) == q.Status) && (q.Email == "" || strings.EqualFold(inv.Email, q.Email)) {
+			out = append(out, inv)
+		}
+	}
+	slices.SortFunc(out, func(a, b ModelInvitation) int {
+		if c := b.Created.Compare(a.Created); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return out
 }
