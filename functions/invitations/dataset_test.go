@@ -69,7 +69,8 @@ func (d *Dataset) organizationName(id string) string {
 	return fmt.Sprintf("Organization %d", slices.Index(d.Organizations, id))
 }
 
-// datasetBatch is how many invitations are loaded in one fixture, all stamped with one creation time.
+// datasetBatch is about how many invitations share a creation time: the loader stamps a fixture's new
+// invitations with one time, so each creation time is a fixture of its own.
 const datasetBatch = 40
 
 // LoadDataset creates the callers and organizations and loads n invitations through the fixture loader
@@ -120,7 +121,7 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 		d.Shared = append(d.Shared, fmt.Sprintf("shared%d-%s@example.com", k, tag))
 	}
 	d.Invitations = d.generate(n, now)
-	d.load(tb, db, inviters, now)
+	d.load(tb, db, inviters)
 	return d
 }
 
@@ -163,8 +164,8 @@ func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
 	return invs
 }
 
-// load writes the invitations, one fixture per creation time.
-func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string, now time.Time) {
+// load writes the invitations through the loader, one fixture per creation time, one after another.
+func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string) {
 	tb.Helper()
 	byCreated := map[time.Time][]any{}
 	for _, inv := range d.Invitations {

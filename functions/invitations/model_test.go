@@ -2,6 +2,7 @@ package invitations_test
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"slices"
@@ -257,8 +258,9 @@ func (w *world) compareList(t *testing.T, d *Dataset, c Caller, q ListQuery, p p
 		t.Fatalf("%s: GET %s: %d %s", c.Name, path, resp.Status, resp.Body)
 	}
 	var got modelPage
-	if err := json.Unmarshal(resp.Body, &got); err != nil {
-		t.Fatalf("%s: GET %s: %v: %s", c.Name, path, err, resp.Body)
+	var keys map[string]json.RawMessage
+	if err := errors.Join(json.Unmarshal(resp.Body, &got), json.Unmarshal(resp.Body, &keys)); err != nil || len(keys) != 4 {
+		t.Fatalf("%s: GET %s: %v: not the page's four keys: %s", c.Name, path, err, resp.Body)
 	}
 	want := d.expectedPage(d.List(c, q, w.now), query, p, w.now)
 	if diff := pageDiff(got, want); diff != "" {
