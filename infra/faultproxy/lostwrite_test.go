@@ -154,6 +154,11 @@ func change(before, after map[string]map[string]any) []string {
 	for k := range keys {
 		b, a := before[k], after[k]
 		kind := itemKind(k)
+		if b == nil && strings.HasSuffix(kind, "/COUNT") {
+			// A count item not written yet counts zero: which ones a request adds depends on its ids
+			// (everyone's invitation count is spread over items by the invitation's id).
+			b = map[string]any{}
+		}
 		switch {
 		case b == nil:
 			out = append(out, kind+" added")
