@@ -25,17 +25,13 @@ const (
 
 type handler struct {
 	store domain.CommentStore
-	auth  *httpapi.Authenticator
-	keys  *httpapi.Idempotency
-	clock domain.Clock
+	httpapi.Kit
 }
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now,
-		keys: &httpapi.Idempotency{Store: store, Clock: now, Route: ListPath}}
-	rt := httpapi.NewRouter(log)
-	rt.UseAuthenticator(h.auth)
+	kit, rt := httpapi.NewKit(store, log, now, ListPath)
+	h := &handler{store: store, Kit: kit}
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)
 	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
@@ -141,7 +137,7 @@ func writeShape(c domain.Comment) writtenJSON {
 // first (SPEC §2: 401 before anything else). With idErr (the path's id is no UUID) nothing but the
 // session is read, and idErr follows authentication.
 func (h *handler) authenticate(r *http.Request, q domain.CommentReads, idErr error) (domain.User, domain.CommentRead, error) {
-	return httpapi.AuthenticateWith(h.auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
+	return httpapi.AuthenticateWith(h.Auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
 		read, err := h.store.ReadComments(ctx, ref, q)
 		return read.Session, read, err
 	})

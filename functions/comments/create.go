@@ -37,7 +37,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if bodyErr != nil {
 		return bodyErr
 	}
-	key, err := h.keys.Claim(r, caller.ID, body)
+	key, err := h.Keys.Claim(r, caller.ID, body)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 		return h.replayCreate(w, r, caller, id, status)
 	}
 	defer key.Settle(r.Context(), &err)
-	now := h.clock.Now()
+	now := h.Clock.Now()
 	c := domain.Comment{
 		ID: uuid.NewString(), CommenterID: caller.ID, ContentType: *change.contentType, ObjectID: *change.objectID,
 		Tag: change.tag.value, Text: *change.text, ParentID: change.parent.value, CreatedAt: now, UpdatedAt: now,

@@ -82,7 +82,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	// exceed DynamoDB's key size): the empty list.
 	noTag := queryErr == nil && lq.tag != nil && utf8.RuneCountInString(*lq.tag) > domain.MaxCommentTag
 	if queryErr != nil || noTag {
-		if _, err := h.auth.Authenticate(r); err != nil {
+		if _, err := h.Auth.Authenticate(r); err != nil {
 			return err
 		}
 		if queryErr != nil {

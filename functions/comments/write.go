@@ -60,7 +60,7 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, mode writeMode) e
 		if bodyErr != nil {
 			return bodyErr
 		}
-		next := change.apply(*old, h.clock.Now())
+		next := change.apply(*old, h.Clock.Now())
 		update, err := h.check(r.Context(), *old, next, change.parent.sent, pre)
 		if err != nil {
 			return err
