@@ -100,7 +100,7 @@ func checkDecodeRefusal(t *testing.T, contentType string, raw []byte, err error)
 	case e.Code == domain.EINVALID && e.Detail == "" && len(e.Fields) == 1 && len(e.Fields[domain.NonFieldErrors]) == 1:
 		msg := e.Fields[domain.NonFieldErrors][0]
 		kind := strings.TrimSuffix(strings.TrimPrefix(msg, nonFieldPrefix), ".")
-		if !json.Valid(raw) || firstByte(raw) == '{' || kind != jsonKind(raw) || msg != nonFieldPrefix+kind+"." {
+		if !json.Valid(raw) || firstByte(raw) == '{' || kind != jsonKind(t, raw) || msg != nonFieldPrefix+kind+"." {
 			t.Fatalf("%.200q: %q", raw, msg)
 		}
 	default:
@@ -356,20 +356,28 @@ func firstByte(raw []byte) byte {
 	return 0
 }
 
-// jsonKind is Python's name of the type of a JSON value, as json.loads makes it.
-func jsonKind(raw []byte) string {
-	switch firstByte(raw) {
-	case '[':
+// jsonKind is Python's name of the type of a valid JSON value, as json.loads makes it. It names the type
+// of the decoded value rather than reading the first byte as pythonType does, so that the two can disagree.
+func jsonKind(t *testing.T, raw []byte) string {
+	t.Helper()
+	v := jsonValue(t, raw)
+	switch n := v.(type) {
+	case map[string]any:
+		return "dict"
+	case []any:
 		return "list"
-	case '"':
+	case string:
 		return "str"
-	case 't', 'f':
+	case bool:
 		return "bool"
-	case 'n':
+	case nil:
 		return "NoneType"
+	case json.Number:
+		if strings.ContainsAny(n.String(), ".eE") {
+			return "float"
+		}
+		return "int"
 	}
-	if bytes.ContainsAny(raw, ".eE") {
-		return "float"
-	}
-	return "int"
+	t.Fatalf("decoded %.200q to an unexpected %T", raw, v)
+	return ""
 }
