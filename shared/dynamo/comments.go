@@ -200,9 +200,7 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 // when there is neither.
 func (s *Store) CommentWriteReads(ctx context.Context, parentID string, moveTo *domain.CommentObject) (*domain.Comment, domain.CommentCount, error) {
 	var keys []key
-	if parentID != "" {
-		keys = append(keys, commentKey(parentID))
-	}
+	pk := askFor(&keys, parentID != "", commentKey(parentID))
 	var ck key
 	if moveTo != nil {
 		ck = objectCountKey(moveTo.ContentType, moveTo.ObjectID)
@@ -215,13 +213,9 @@ func (s *Store) CommentWriteReads(ctx context.Context, parentID string, moveTo *
 	if err != nil {
 		return nil, domain.CommentCount{}, err
 	}
-	var parent *domain.Comment
-	if item := items[commentKey(parentID)]; parentID != "" && item != nil {
-		p, err := decodeComment(item)
-		if err != nil {
-			return nil, domain.CommentCount{}, err
-		}
-		parent = &p
+	parent, err := decodeOptional(items[pk], decodeComment)
+	if err != nil {
+		return nil, domain.CommentCount{}, err
 	}
 	var count domain.CommentCount
 	if moveTo != nil {
