@@ -3,8 +3,8 @@
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
 // for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2,
 // POST 2 (3 with an Idempotency-Key), DELETE 2), which the tests hold it to: list.go, retrieve.go,
-// write.go and create.go say how each stays within it. Authentication is never a round trip of its own: the caller's session is read
-// in the same call as the first data (authenticate).
+// write.go and create.go say how each stays within it. Authentication is never a round trip of its
+// own: the caller's session is read in the same call as the first data (authenticate).
 package comments
 
 import (
@@ -130,15 +130,18 @@ type writtenJSON struct {
 }
 
 func writeShape(c domain.Comment) writtenJSON {
-	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID}
+	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text,
+		Parent: c.ParentID}
 }
 
 // authenticate reads the caller's session together with q in one call, and decides authentication
 // first (SPEC §2: 401 before anything else). With idErr (the path's id is no UUID) nothing but the
 // session is read, and idErr follows authentication.
-func (h *handler) authenticate(r *http.Request, q domain.CommentReads, idErr error) (domain.User, domain.CommentRead, error) {
-	return httpapi.AuthenticateWith(h.Auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
-		read, err := h.store.ReadComments(ctx, ref, q)
-		return read.Session, read, err
-	})
+func (h *handler) authenticate(r *http.Request, q domain.CommentReads,
+	idErr error) (domain.User, domain.CommentRead, error) {
+	return httpapi.AuthenticateWith(h.Auth, r, idErr,
+		func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
+			read, err := h.store.ReadComments(ctx, ref, q)
+			return read.Session, read, err
+		})
 }

@@ -192,7 +192,8 @@ type indexRead struct {
 }
 
 func (p indexRead) query(lq listQuery) domain.CommentIndexQuery {
-	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed, Limit: p.limit}
+	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed,
+		Limit: p.limit}
 }
 
 // speculativeRead is the read started before the count is known, which is also before the caller's

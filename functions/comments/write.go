@@ -124,7 +124,9 @@ func readChangeBody(r *http.Request, mode writeMode) (*commentChange, *httpapi.B
 		return nil, nil, err
 	}
 	var c commentChange
-	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
+	if ct, ok := body.String("content_type",
+		httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType,
+			Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
 		} else {

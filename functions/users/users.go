@@ -79,7 +79,8 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	// A create meets another transaction on its items only when the same email is being created at
 	// once (ECONFLICT): sent again, it finds the email taken or takes it.
-	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(int) error { return h.users.CreateUser(r.Context(), u, key.Done(u.ID)) })
+	err = domain.RetryOnConflict(r.Context(), maxAttempts,
+		func(int) error { return h.users.CreateUser(r.Context(), u, key.Done(u.ID)) })
 	if errors.Is(err, domain.ErrEmailTaken) {
 		return domain.FieldError("email", "user with this email already exists.")
 	} else if err != nil {
@@ -110,7 +111,8 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true})
 	plain, plainOK := body.String("password", httpapi.Text{Required: true, NoTrim: true})
 	confirm, confirmOK := body.String("confirm_password", httpapi.Text{Required: true, NoTrim: true})
-	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserFirstName})
+	first, _ := body.String("first_name",
+		httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserFirstName})
 	last, _ := body.String("last_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserLastName})
 	if !body.Has("first_name") && !body.Has("last_name") {
 		first, last = splitFullName(body)
