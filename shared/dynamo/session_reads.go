@@ -16,7 +16,8 @@ var (
 )
 
 // SessionAndInvitation reads the session of ref and invitation id together, strongly consistent.
-func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef, id string) (domain.Session, *domain.Invitation, error) {
+func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef,
+	id string) (domain.Session, *domain.Invitation, error) {
 	ik := invitationKey(id)
 	items, err := s.batchGet(ctx, "read session and invitation", append(sessionKeys(ref), ik))
 	if err != nil {
@@ -34,7 +35,8 @@ func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef, i
 }
 
 // ReadComments reads the session of ref and what q names together, strongly consistent.
-func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.CommentReads) (domain.CommentRead, error) {
+func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
+	q domain.CommentReads) (domain.CommentRead, error) {
 	keys := sessionKeys(ref)
 	ck := askFor(&keys, q.CommentID != "", commentKey(q.CommentID))
 	pk := askFor(&keys, q.ParentID != "", commentKey(q.ParentID))
@@ -80,7 +82,8 @@ func askFor(keys *[]key, asked bool, k key) key {
 }
 
 // decodeOptional decodes one answer of a BatchGetItem; nil when the item was not found or not asked for.
-func decodeOptional[T any](item map[string]types.AttributeValue, decode func(map[string]types.AttributeValue) (T, error)) (*T, error) {
+func decodeOptional[T any](item map[string]types.AttributeValue,
+	decode func(map[string]types.AttributeValue) (T, error)) (*T, error) {
 	if item == nil {
 		return nil, nil
 	}
