@@ -147,7 +147,8 @@ type call struct {
 
 func (c *Calls) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.count",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		func(ctx context.Context, in middleware.InitializeInput,
+			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			start := time.Now()
 			c.mu.Lock()
 			latency := c.latency
@@ -158,7 +159,8 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
+			c.calls = append(c.calls,
+				call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -226,7 +228,9 @@ func (db *DB) DropIndex(tb testing.TB, index string) {
 	tb.Helper()
 	ctx := context.Background()
 	_, err := db.Client.UpdateTable(ctx, &dynamodb.UpdateTableInput{TableName: aws.String(db.Table),
-		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}}}})
+		GlobalSecondaryIndexUpdates: []types.GlobalSecondaryIndexUpdate{
+			{Delete: &types.DeleteGlobalSecondaryIndexAction{IndexName: aws.String(index)}},
+		}})
 	if err != nil {
 		tb.Fatalf("drop index %s: %v", index, err)
 	}
@@ -235,7 +239,8 @@ func (db *DB) DropIndex(tb testing.TB, index string) {
 		if err != nil {
 			tb.Fatal(err)
 		}
-		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
+		if !slices.ContainsFunc(out.Table.GlobalSecondaryIndexes,
+			func(g types.GlobalSecondaryIndexDescription) bool { return aws.ToString(g.IndexName) == index }) {
 			return
 		}
 		time.Sleep(50 * time.Millisecond)
