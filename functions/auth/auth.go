@@ -44,8 +44,10 @@ func New(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now 
 	return newRouter(users, log, tokenTTL, now, password.Verify)
 }
 
-func newRouter(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time, verify verifier) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL, clock: now, verify: verify}
+func newRouter(users domain.LoginStore, log *slog.Logger, tokenTTL time.Duration, now func() time.Time,
+	verify verifier) *httpapi.Router {
+	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, tokenTTL: tokenTTL,
+		clock: now, verify: verify}
 	rt := httpapi.NewRouter(log)
 	rt.UseAuthenticator(h.auth)
 	rt.HandleOpen(http.MethodPost, LoginPath, h.login)
@@ -161,7 +163,8 @@ var errRefused = errors.New("refused")
 
 // admit checks the password of the attempt and, when it passes, records the login (giving back the
 // attempt's claim in the same write) and returns the user to answer with and its new token.
-func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain string, now time.Time) (domain.User, string, error) {
+func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain string,
+	now time.Time) (domain.User, string, error) {
 	acct := attempt.Account
 	user, upgraded, err := h.checkPassword(ctx, acct, plain)
 	if err != nil {
@@ -190,7 +193,8 @@ func (h *handler) admit(ctx context.Context, attempt domain.LoginAttempt, plain 
 // checked (the read then costs no time of its own, and it is done before anything is written, so that
 // a failing read leaves the table as it was, SPEC §9). upgraded is a new hash of plain when Verify
 // asks for a rehash, else "". errRefused when the password or the account does not pass.
-func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials, plain string) (user domain.User, upgraded string, err error) {
+func (h *handler) checkPassword(ctx context.Context, acct *domain.Credentials,
+	plain string) (user domain.User, upgraded string, err error) {
 	var (
 		readErr error
 		read    = make(chan struct{})

@@ -32,7 +32,8 @@ func login(t testing.TB, gw http.Handler, username, password string) testkit.Res
 
 func TestLoginReturnsUserWithNewToken(t *testing.T) {
 	db, gw := setup(t)
-	u := db.User(t, testkit.NewUser{Email: "Ada@Example.com", FirstName: domain.Ptr("Ada"), LastName: domain.Ptr("Lovelace")})
+	u := db.User(t,
+		testkit.NewUser{Email: "Ada@Example.com", FirstName: domain.Ptr("Ada"), LastName: domain.Ptr("Lovelace")})
 	before := time.Now().UTC()
 
 	for _, tc := range []struct{ name, path, username string }{
@@ -106,18 +107,26 @@ func TestLoginRefusals(t *testing.T) {
 	}{
 		{"wrong password", `{"username": "` + active.Email + `", "password": "wrong password"}`, "", 400, bad},
 		{"unknown email", `{"username": "nobody@example.com", "password": "whatever"}`, "", 400, bad},
-		{"name longer than any email", `{"username": "` + strings.Repeat("x", 3000) + `@example.com", "password": "whatever"}`, "", 400, bad},
-		{"inactive user", `{"username": "` + inactive.Email + `", "password": "` + testkit.DefaultPassword + `"}`, "", 400, bad},
-		{"missing fields", `{}`, "", 400, `{"username": ["This field is required."], "password": ["This field is required."]}`},
+		{"name longer than any email",
+			`{"username": "` + strings.Repeat("x", 3000) + `@example.com", "password": "whatever"}`, "", 400, bad},
+		{"inactive user", `{"username": "` + inactive.Email + `", "password": "` + testkit.DefaultPassword + `"}`,
+			"", 400, bad},
+		{"missing fields", `{}`, "", 400,
+			`{"username": ["This field is required."], "password": ["This field is required."]}`},
 		{"empty body", ``, "", 400, `{"username": ["This field is required."], "password": ["This field is required."]}`},
-		{"blank fields", `{"username": " ", "password": ""}`, "", 400, `{"username": ["This field may not be blank."], "password": ["This field may not be blank."]}`},
-		{"null fields", `{"username": null, "password": null}`, "", 400, `{"username": ["This field may not be null."], "password": ["This field may not be null."]}`},
-		{"not strings", `{"username": ["a"], "password": {"b": 1}}`, "", 400, `{"username": ["Not a valid string."], "password": ["Not a valid string."]}`},
+		{"blank fields", `{"username": " ", "password": ""}`, "", 400,
+			`{"username": ["This field may not be blank."], "password": ["This field may not be blank."]}`},
+		{"null fields", `{"username": null, "password": null}`, "", 400,
+			`{"username": ["This field may not be null."], "password": ["This field may not be null."]}`},
+		{"not strings", `{"username": ["a"], "password": {"b": 1}}`, "", 400,
+			`{"username": ["Not a valid string."], "password": ["Not a valid string."]}`},
 		{"list body", `[1, 2]`, "", 400, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}`},
 		{"string body", `"x"`, "", 400, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got str."]}`},
 		{"int body", `7`, "", 400, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got int."]}`},
-		{"text/plain", `{"username": "a"}`, "text/plain", 415, `{"detail": "Unsupported media type \"text/plain\" in request."}`},
-		{"json with charset", `{}`, "application/json; charset=utf-8", 400, `{"username": ["This field is required."], "password": ["This field is required."]}`},
+		{"text/plain", `{"username": "a"}`, "text/plain", 415,
+			`{"detail": "Unsupported media type \"text/plain\" in request."}`},
+		{"json with charset", `{}`, "application/json; charset=utf-8", 400,
+			`{"username": ["This field is required."], "password": ["This field is required."]}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			req := testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: tc.body}
@@ -147,7 +156,8 @@ func TestLoginRefusals(t *testing.T) {
 		}
 	})
 	t.Run("unknown path", func(t *testing.T) {
-		testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/signup"}).Expect(t, 404, `{"detail": "Not found."}`)
+		testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/signup"}).Expect(t, 404,
+			`{"detail": "Not found."}`)
 	})
 }
 
@@ -165,7 +175,8 @@ func TestDjangoPBKDF2HashLogsInAndIsUpgradedToArgon2id(t *testing.T) {
 	db, gw := setup(t)
 	legacy := djangoPBKDF2(t, "s3cret-from-django", "p4Ssalt", 1000)
 	u := db.User(t, testkit.NewUser{Email: "legacy2@example.com", Hash: legacy})
-	login(t, gw, "legacy2@example.com", "wrong").Expect(t, 400, `{"non_field_errors": ["Unable to log in with provided credentials."]}`)
+	login(t, gw, "legacy2@example.com",
+		"wrong").Expect(t, 400, `{"non_field_errors": ["Unable to log in with provided credentials."]}`)
 	if got, _ := db.Store.User(context.Background(), u.ID); got.PasswordHash != legacy {
 		t.Fatal("a failed login changed the stored hash")
 	}
@@ -254,7 +265,8 @@ func TestUserLoadedFromDjangoLogsIn(t *testing.T) {
 	)
 	legacy := djangoPBKDF2(t, "from-django-2019", "Zx81salt", 260000)
 	db.Load(t, json.RawMessage(`{
-		"users": [{"id": "`+userID+`", "email": "Moved@Example.com", "password": "`+legacy+`", "first_name": "Mo", "last_name": "Ved"}],
+		"users": [{"id": "`+userID+`", "email": "Moved@Example.com", "password": "`+legacy+
+		`", "first_name": "Mo", "last_name": "Ved"}],
 		"organizations": [{"id": "`+zeta+`", "name": "Zeta"}, {"id": "`+acme+`", "name": "Acme"}],
 		"members": [{"organization_id": "`+zeta+`", "user_id": "`+userID+`", "role": 0},
 		            {"organization_id": "`+acme+`", "user_id": "`+userID+`", "role": 2}]}`), time.Now(), time.Hour)

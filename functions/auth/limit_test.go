@@ -24,7 +24,8 @@ func loginsAtOnce(t *testing.T, gw http.Handler, addr string, emails []string, p
 		go func() {
 			defer wg.Done()
 			body := testkit.MustJSON(t, map[string]string{"username": email, "password": password})
-			answers[i] = testkit.Do(testkit.InGoroutine(t), gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body, RemoteAddr: addr})
+			answers[i] = testkit.Do(testkit.InGoroutine(t), gw,
+				testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body, RemoteAddr: addr})
 		}()
 	}
 	wg.Wait()

@@ -30,18 +30,23 @@ func (s *stopAtLookup) BeginLogin(_ context.Context, email, _ string, _ time.Tim
 }
 
 // loginMessages are the field messages a login body can earn (SPEC §1's table, §2).
-var loginMessages = []string{domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString, "Null characters are not allowed."}
+var loginMessages = []string{domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString,
+	"Null characters are not allowed."}
 
 // FuzzLoginBody sends any body to login. It either stops at the body with a client error (400 with
 // SPEC's messages, 413), or reaches the store with the username as DRF's CharField reads it: trimmed,
 // never blank, and not looked up at all (the empty email) when longer than any account's.
 func FuzzLoginBody(f *testing.F) {
 	for _, b := range []string{
-		`{"username": "admin@example.com", "password": "demo-admin-2026"}`, `{"username": " Admin@Example.com\n", "password": " x "}`,
+		`{"username": "admin@example.com", "password": "demo-admin-2026"}`,
+		`{"username": " Admin@Example.com\n", "password": " x "}`,
 		`{"username": 12, "password": 1.50}`, `{"username": "", "password": ""}`, `{"username": null, "password": null}`,
-		`{"username": true, "password": []}`, `{"username": {}}`, `{}`, ``, `[]`, `"x"`, `{"username": "a\u0000b", "password": "x"}`,
-		`{"username": "\ud800", "password": "\udc00"}`, `{"username": "` + strings.Repeat("y", 300) + `@example.com", "password": "x"}`,
-		`{"username": "` + strings.Repeat("😀", 255) + `", "password": "x"}`, `{"username": "a", "username": "b", "password": "x"}`,
+		`{"username": true, "password": []}`, `{"username": {}}`, `{}`, ``, `[]`, `"x"`,
+		`{"username": "a\u0000b", "password": "x"}`,
+		`{"username": "\ud800", "password": "\udc00"}`,
+		`{"username": "` + strings.Repeat("y", 300) + `@example.com", "password": "x"}`,
+		`{"username": "` + strings.Repeat("😀", 255) + `", "password": "x"}`,
+		`{"username": "a", "username": "b", "password": "x"}`,
 		`{"username": 1e400, "password": 99999999999999999999999999}`, "{\"username\": \"\xff\", \"password\": \"x\"}",
 		`{"username": "\u00a0a\u2003", "password": "\t"}`, `{"username": "a", "password": "x"} {}`,
 	} {
@@ -56,7 +61,8 @@ func FuzzLoginBody(f *testing.F) {
 		r.Header.Set("Content-Type", "application/json")
 		w := httptest.NewRecorder()
 		h.ServeHTTP(w, r)
-		if w.Header().Get("X-Request-Id") == "" || !strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !json.Valid(w.Body.Bytes()) {
+		if w.Header().Get("X-Request-Id") == "" ||
+			!strings.HasPrefix(w.Header().Get("Content-Type"), "application/json") || !json.Valid(w.Body.Bytes()) {
 			t.Fatalf("%.200q: %d %v %s", body, w.Code, w.Header(), w.Body)
 		}
 		switch w.Code {
@@ -110,7 +116,8 @@ func checkLoginRefusal(t *testing.T, body string, resp []byte) {
 	for field, msgs := range fields {
 		for i, m := range msgs {
 			ok := (field == "username" || field == "password") && slices.Contains(loginMessages, m) ||
-				field == domain.NonFieldErrors && len(fields) == 1 && strings.HasPrefix(m, "Invalid data. Expected a dictionary, but got ")
+				field == domain.NonFieldErrors && len(fields) == 1 &&
+					strings.HasPrefix(m, "Invalid data. Expected a dictionary, but got ")
 			if !ok || slices.Contains(msgs[:i], m) {
 				t.Fatalf("%.200q: %s", body, resp)
 			}

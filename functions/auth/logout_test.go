@@ -28,12 +28,15 @@ func TestLogoutRevokesOnlyItsToken(t *testing.T) {
 	if again.Header.Get("WWW-Authenticate") != `Bearer realm="api"` {
 		t.Fatalf("WWW-Authenticate %q", again.Header.Get("WWW-Authenticate"))
 	}
-	if resp := testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: second}); resp.Status != 204 {
+	if resp := testkit.Do(t, gw,
+		testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: second}); resp.Status != 204 {
 		t.Fatalf("the other token: %d %s", resp.Status, resp.Body)
 	}
 	// A token made outside login (the loader's kind) is revoked the same way.
 	third := db.Token(t, u, time.Hour)
-	if resp := testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: third, Body: `{"ignored": true}`}); resp.Status != 204 {
+	if resp := testkit.Do(t, gw,
+		testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: third,
+			Body: `{"ignored": true}`}); resp.Status != 204 {
 		t.Fatalf("with a body: %d %s", resp.Status, resp.Body)
 	}
 }
@@ -61,7 +64,8 @@ func TestLogoutRefusals(t *testing.T) {
 		})
 	}
 	// The token refused above is still valid: nothing was revoked by a refusal.
-	if resp := testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: token}); resp.Status != 204 {
+	if resp := testkit.Do(t, gw,
+		testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: token}); resp.Status != 204 {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
 }

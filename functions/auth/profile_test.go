@@ -64,19 +64,24 @@ func TestLoginSeesEveryProfileWrite(t *testing.T) {
 		{"organization renamed", func() { load(map[string]any{"organizations": []any{org(acme, "Acme Two")}}) },
 			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 2}]`, "Ada", 3}},
 		{"second membership", func() { load(map[string]any{"members": []any{member(uuid.NewString(), globex, 0)}}) },
-			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 2}, {"id": "` + globex + `", "name": "Globex", "role": 0}]`, "Ada", 3}},
+			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 2}, {"id": "` + globex +
+				`", "name": "Globex", "role": 0}]`, "Ada", 3}},
 		{"role changed", func() { load(map[string]any{"members": []any{member(memberID, acme, 1)}}) },
-			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 1}, {"id": "` + globex + `", "name": "Globex", "role": 0}]`, "Ada", 3}},
+			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 1}, {"id": "` + globex +
+				`", "name": "Globex", "role": 0}]`, "Ada", 3}},
 		{"user rewritten", func() { load(map[string]any{"users": []any{user("Grace")}}) },
-			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 1}, {"id": "` + globex + `", "name": "Globex", "role": 0}]`, "Grace", 3}},
+			seen{`[{"id": "` + acme + `", "name": "Acme Two", "role": 1}, {"id": "` + globex +
+				`", "name": "Globex", "role": 0}]`, "Grace", 3}},
 	}
 	for _, st := range steps {
 		t.Run(st.name, func(t *testing.T) {
 			st.write()
 			db.Calls.SimulateLatency(testkit.BudgetLatency)
 			got := loginSeen(t, db, gw, email)
-			if !testkit.JSONEqual([]byte(got.organizations), []byte(st.want.organizations)) || got.firstName != st.want.firstName {
-				t.Fatalf("login shows organizations %s, first_name %q; want %s, %q", got.organizations, got.firstName, st.want.organizations, st.want.firstName)
+			if !testkit.JSONEqual([]byte(got.organizations), []byte(st.want.organizations)) ||
+				got.firstName != st.want.firstName {
+				t.Fatalf("login shows organizations %s, first_name %q; want %s, %q", got.organizations, got.firstName,
+					st.want.organizations, st.want.firstName)
 			}
 			if got.roundTrips != st.want.roundTrips {
 				t.Fatalf("login took %d sequential round trips (%v), want %d", got.roundTrips, db.Calls, st.want.roundTrips)

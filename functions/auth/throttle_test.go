@@ -88,7 +88,8 @@ const badCredentials = `{"non_field_errors": ["Unable to log in with provided cr
 // expectThrottled asserts DRF's 429 with the wait in the body and in Retry-After.
 func expectThrottled(t *testing.T, resp testkit.Response, seconds int) {
 	t.Helper()
-	resp.Expect(t, http.StatusTooManyRequests, fmt.Sprintf(`{"detail": "Request was throttled. Expected available in %d seconds."}`, seconds))
+	resp.Expect(t, http.StatusTooManyRequests,
+		fmt.Sprintf(`{"detail": "Request was throttled. Expected available in %d seconds."}`, seconds))
 	if got := resp.Header.Get("Retry-After"); got != fmt.Sprint(seconds) {
 		t.Fatalf("Retry-After %q, want %d", got, seconds)
 	}
@@ -115,7 +116,8 @@ func TestTenFailuresForOneEmailThrottleItUntilTheWindowEnds(t *testing.T) {
 	db.Calls.SimulateLatency(testkit.BudgetLatency)
 	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 600)
 	if ops := db.Calls.Ops(); len(ops) != 4 || db.Calls.Sequential() != 2 || slices.Contains(ops, "TransactWriteItems") {
-		t.Fatalf("a throttled login made %v (%d sequential); want the read and both claims, then the address's given back", ops, db.Calls.Sequential())
+		t.Fatalf("a throttled login made %v (%d sequential); want the read and both claims, then the address's "+
+			"given back", ops, db.Calls.Sequential())
 	}
 	db.Calls.SimulateLatency(0)
 	if checked := checks.take(); len(checked) != 0 {
@@ -123,7 +125,8 @@ func TestTenFailuresForOneEmailThrottleItUntilTheWindowEnds(t *testing.T) {
 	}
 	c.Advance(9*time.Minute + 59*time.Second + 500*time.Millisecond)
 	// Whole seconds, rounded up as DRF does (with its singular).
-	loginFrom(t, gw, addr, u.Email, "wrong").Expect(t, 429, `{"detail": "Request was throttled. Expected available in 1 second."}`)
+	loginFrom(t, gw, addr, u.Email,
+		"wrong").Expect(t, 429, `{"detail": "Request was throttled. Expected available in 1 second."}`)
 
 	// Other emails from the same address are not affected.
 	if resp := loginFrom(t, gw, addr, other.Email, testkit.DefaultPassword); resp.Status != http.StatusCreated {
@@ -196,7 +199,8 @@ func TestConcurrentFailuresAreAllCounted(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			body := testkit.MustJSON(t, map[string]string{"username": u.Email, "password": "wrong"})
-			resp := testkit.Do(testkit.InGoroutine(t), gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body})
+			resp := testkit.Do(testkit.InGoroutine(t), gw,
+				testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body})
 			if resp.Status != 400 {
 				t.Errorf("concurrent failure: %d %s", resp.Status, resp.Body)
 			}

@@ -26,9 +26,12 @@ func TestEveryRefusedLoginChecksOneHashOfTheSameKind(t *testing.T) {
 		{"wrong password", active.Email, "wrong", active.PasswordHash},
 		{"unknown email", "nobody@example.com", testkit.DefaultPassword, password.DummyHash},
 		{"inactive account", db.User(t, testkit.NewUser{Inactive: true}).Email, testkit.DefaultPassword, password.DummyHash},
-		{"inactive account with a Django hash", db.User(t, testkit.NewUser{Inactive: true, Hash: legacy}).Email, testkit.DefaultPassword, password.DummyHash},
-		{"unusable password", db.User(t, testkit.NewUser{Hash: "!Xk2ab9unusable"}).Email, "!Xk2ab9unusable", password.DummyHash},
-		{"unreadable hash", db.User(t, testkit.NewUser{Hash: "argon2$argon2id$v=19$m=7168,t=5,p=1$broken"}).Email, "x", password.DummyHash},
+		{"inactive account with a Django hash", db.User(t, testkit.NewUser{Inactive: true, Hash: legacy}).Email,
+			testkit.DefaultPassword, password.DummyHash},
+		{"unusable password", db.User(t, testkit.NewUser{Hash: "!Xk2ab9unusable"}).Email, "!Xk2ab9unusable",
+			password.DummyHash},
+		{"unreadable hash", db.User(t, testkit.NewUser{Hash: "argon2$argon2id$v=19$m=7168,t=5,p=1$broken"}).Email,
+			"x", password.DummyHash},
 		{"unsupported hash", db.User(t, testkit.NewUser{Hash: "bcrypt_sha256$$2b$12$abc"}).Email, "x", password.DummyHash},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -36,7 +39,8 @@ func TestEveryRefusedLoginChecksOneHashOfTheSameKind(t *testing.T) {
 			loginFrom(t, gw, "", tc.email, tc.password).Expect(t, http.StatusBadRequest, badCredentials)
 			checked := checks.take()
 			if len(checked) != 1 || checked[0] != tc.want {
-				t.Fatalf("checked %d hashes (the expected one: %v), want exactly one", len(checked), len(checked) == 1 && checked[0] == tc.want)
+				t.Fatalf("checked %d hashes (the expected one: %v), want exactly one", len(checked),
+					len(checked) == 1 && checked[0] == tc.want)
 			}
 		})
 	}

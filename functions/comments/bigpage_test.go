@@ -81,7 +81,8 @@ func (e *env) bigBody(t *testing.T, path string) []byte {
 	}
 	asString, _ := json.Marshal(string(resp.Body))
 	if len(asString) > httpapi.ResponseBudget {
-		t.Fatalf("GET %s: %d bytes as Lambda writes the body, over the %d budget", path, len(asString), httpapi.ResponseBudget)
+		t.Fatalf("GET %s: %d bytes as Lambda writes the body, over the %d budget", path, len(asString),
+			httpapi.ResponseBudget)
 	}
 	return resp.Body
 }

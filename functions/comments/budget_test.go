@@ -36,8 +36,10 @@ func TestCallBudget(t *testing.T) {
 		status, budget                 int
 	}{
 		{"list page 1", "GET", listPath("report", oid), "alice", "", 200, 2},
-		{"list with tag, newest first, page 2", "GET", listPath("report", oid, "tag=t", "ordering=-created_at", "page=2", "page_size=10"), "alice", "", 200, 2},
-		{"list page 11 of 10: its 110 entries wait for the session", "GET", listPath("report", oid, "page=11", "page_size=10"), "alice", "", 200, 3},
+		{"list with tag, newest first, page 2", "GET",
+			listPath("report", oid, "tag=t", "ordering=-created_at", "page=2", "page_size=10"), "alice", "", 200, 2},
+		{"list page 11 of 10: its 110 entries wait for the session", "GET",
+			listPath("report", oid, "page=11", "page_size=10"), "alice", "", 200, 3},
 		{"list last page", "GET", listPath("report", oid, "page=last", "page_size=7"), "alice", "", 200, 2},
 		{"list by staff", "GET", listPath("report", oid), "staff", "", 200, 2},
 		{"list hidden from the caller", "GET", listPath("report", oid), "bob", "", 200, 1},
@@ -50,16 +52,24 @@ func TestCallBudget(t *testing.T) {
 		{"PATCH tag", "PATCH", itemPath(lone.ID), "alice", `{"tag": "u"}`, 200, 2},
 		{"PATCH parent", "PATCH", itemPath(lone.ID), "alice", `{"parent": "` + root.ID + `"}`, 200, 2},
 		{"PUT move with a new parent", "PUT", itemPath(lone.ID), "alice",
-			`{"content_type": "report", "object_id": "` + target.objectID + `", "parent": "` + onTarget.ID + `", "tag": "v"}`, 200, 2},
+			`{"content_type": "report", "object_id": "` + target.objectID + `", "parent": "` + onTarget.ID +
+				`", "tag": "v"}`, 200, 2},
 		{"PUT move to a new object", "PUT", itemPath(other.ID), "staff",
 			`{"content_type": "datasetconfiguration", "object_id": "` + uuid.NewString() + `"}`, 200, 2},
 		// Only object_id: the target's counter is known once the comment (its content type) is.
-		{"PATCH move by object_id alone", "PATCH", itemPath(mover.ID), "alice", `{"object_id": "` + uuid.NewString() + `"}`, 200, 3},
-		{"PATCH refused by a rule", "PATCH", itemPath(root.ID), "alice", `{"content_type": "report", "object_id": "` + target.objectID + `"}`, 400, 1},
+		{"PATCH move by object_id alone", "PATCH", itemPath(mover.ID), "alice",
+			`{"object_id": "` + uuid.NewString() + `"}`, 200, 3},
+		{"PATCH refused by a rule", "PATCH", itemPath(root.ID), "alice",
+			`{"content_type": "report", "object_id": "` + target.objectID + `"}`, 400, 1},
 		{"PATCH forbidden", "PATCH", itemPath(reply.ID), "amy", `{"text": "x"}`, 403, 1},
-		{"POST a reply", "POST", "/api/v1/comments/", "alice", `{"content_type": "report", "object_id": "` + oid + `", "text": "x", "tag": "t", "parent": "` + root.ID + `"}`, 201, 2},
-		{"POST on a new object", "POST", "/api/v1/comments/", "staff", `{"content_type": "report", "object_id": "` + uuid.NewString() + `", "text": "x", "organization_id": "` + e.orgB + `"}`, 201, 2},
-		{"POST refused", "POST", "/api/v1/comments/", "bob", `{"content_type": "report", "object_id": "` + oid + `", "text": "x"}`, 400, 1},
+		{"POST a reply", "POST", "/api/v1/comments/", "alice",
+			`{"content_type": "report", "object_id": "` + oid + `", "text": "x", "tag": "t", "parent": "` + root.ID +
+				`"}`, 201, 2},
+		{"POST on a new object", "POST", "/api/v1/comments/", "staff",
+			`{"content_type": "report", "object_id": "` + uuid.NewString() + `", "text": "x", "organization_id": "` +
+				e.orgB + `"}`, 201, 2},
+		{"POST refused", "POST", "/api/v1/comments/", "bob",
+			`{"content_type": "report", "object_id": "` + oid + `", "text": "x"}`, 400, 1},
 		{"DELETE a reply", "DELETE", itemPath(lone.ID), "alice", "", 204, 2},
 		{"DELETE refused", "DELETE", itemPath(chain1.ID), "alice", "", 400, 1},
 	} {

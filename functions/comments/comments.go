@@ -3,8 +3,8 @@
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
 // for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2,
 // POST 2 (3 with an Idempotency-Key), DELETE 2), which the tests hold it to: list.go, retrieve.go,
-// write.go and create.go say how each stays within it. Authentication is never a round trip of its own: the caller's session is read
-// in the same call as the first data (authenticate).
+// write.go and create.go say how each stays within it. Authentication is never a round trip of its
+// own: the caller's session is read in the same call as the first data (authenticate).
 package comments
 
 import (
@@ -25,17 +25,13 @@ const (
 
 type handler struct {
 	store domain.CommentStore
-	auth  *httpapi.Authenticator
-	keys  *httpapi.Idempotency
-	clock domain.Clock
+	httpapi.Kit
 }
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{store: store, auth: &httpapi.Authenticator{Sessions: store, Now: now}, clock: now,
-		keys: &httpapi.Idempotency{Store: store, Clock: now, Route: ListPath}}
-	rt := httpapi.NewRouter(log)
-	rt.UseAuthenticator(h.auth)
+	kit, rt := httpapi.NewKit(store, log, now, ListPath)
+	h := &handler{store: store, Kit: kit}
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)
 	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
@@ -134,15 +130,18 @@ type writtenJSON struct {
 }
 
 func writeShape(c domain.Comment) writtenJSON {
-	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID}
+	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text,
+		Parent: c.ParentID}
 }
 
 // authenticate reads the caller's session together with q in one call, and decides authentication
 // first (SPEC §2: 401 before anything else). With idErr (the path's id is no UUID) nothing but the
 // session is read, and idErr follows authentication.
-func (h *handler) authenticate(r *http.Request, q domain.CommentReads, idErr error) (domain.User, domain.CommentRead, error) {
-	return httpapi.AuthenticateWith(h.auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
-		read, err := h.store.ReadComments(ctx, ref, q)
-		return read.Session, read, err
-	})
+func (h *handler) authenticate(r *http.Request, q domain.CommentReads,
+	idErr error) (domain.User, domain.CommentRead, error) {
+	return httpapi.AuthenticateWith(h.Auth, r, idErr,
+		func(ctx context.Context, ref domain.TokenRef) (domain.Session, domain.CommentRead, error) {
+			read, err := h.store.ReadComments(ctx, ref, q)
+			return read.Session, read, err
+		})
 }

@@ -52,7 +52,8 @@ func units(cc *types.ConsumedCapacity) float64 {
 
 func (c *readCost) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("comments.readCost",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		func(ctx context.Context, in middleware.InitializeInput,
+			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
 			defer c.mu.Unlock()

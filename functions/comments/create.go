@@ -37,7 +37,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if bodyErr != nil {
 		return bodyErr
 	}
-	key, err := h.keys.Claim(r, caller.ID, body)
+	key, err := h.Keys.Claim(r, caller.ID, body)
 	if err != nil {
 		return err
 	}
@@ -45,7 +45,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 		return h.replayCreate(w, r, caller, id, status)
 	}
 	defer key.Settle(r.Context(), &err)
-	now := h.clock.Now()
+	now := h.Clock.Now()
 	c := domain.Comment{
 		ID: uuid.NewString(), CommenterID: caller.ID, ContentType: *change.contentType, ObjectID: *change.objectID,
 		Tag: change.tag.value, Text: *change.text, ParentID: change.parent.value, CreatedAt: now, UpdatedAt: now,
@@ -79,7 +79,8 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 // replayCreate answers a create repeated with its Idempotency-Key (SPEC §9): the comment it created, as
 // it is now, with the status the create was answered; a comment deleted since, or one the caller may
 // no longer read, is not found.
-func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string, status int) error {
+func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string,
+	status int) error {
 	c, err := h.store.Comment(r.Context(), id)
 	if err != nil {
 		return err
@@ -97,7 +98,8 @@ func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller do
 // excepted) learns that the object does not exist and nothing else, whatever organization_id and parent
 // say: an organization_id refused beside it would tell which organization owns the object (SPEC §10).
 // Otherwise every failing field is reported at once.
-func owner(caller domain.User, change *commentChange, count domain.CommentCount, org *domain.Organization, parent *domain.Comment) (string, error) {
+func owner(caller domain.User, change *commentChange, count domain.CommentCount, org *domain.Organization,
+	parent *domain.Comment) (string, error) {
 	var errs domain.FieldErrors
 	sentOrg := domain.Deref(change.organizationID)
 	orgID := count.OrganizationID

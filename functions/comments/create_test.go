@@ -47,22 +47,30 @@ func TestCreateValidation(t *testing.T) {
 		want             string
 	}{
 		{"nothing", "alice", `{}`, 400,
-			`{"content_type": ["This field is required."], "object_id": ["This field is required."], "text": ["This field is required."]}`},
-		{"bad values", "alice", `{"content_type": "page", "object_id": "x", "text": "", "tag": "", "parent": 7, "organization_id": "y"}`, 400,
-			`{"content_type": ["\"page\" is not a valid choice."], "object_id": ["Must be a valid UUID."], "text": ["This field may not be blank."], "tag": ["This field may not be blank."], "parent": ["Must be a valid UUID."], "organization_id": ["Must be a valid UUID."]}`},
+			`{"content_type": ["This field is required."], "object_id": ["This field is required."], "text": ["This ` +
+				`field is required."]}`},
+		{"bad values", "alice",
+			`{"content_type": "page", "object_id": "x", "text": "", "tag": "", "parent": 7, "organization_id": "y"}`, 400,
+			`{"content_type": ["\"page\" is not a valid choice."], "object_id": ["Must be a valid UUID."], "text": ` +
+				`["This field may not be blank."], "tag": ["This field may not be blank."], "parent": ["Must be a ` +
+				`valid UUID."], "organization_id": ["Must be a valid UUID."]}`},
 		{"new object without organization_id", "alice", createBody(fresh, "hi"), 400,
 			`{"organization_id": ["This field is required."]}`},
-		{"new object in an organization the caller is not a member of", "alice", createBody(fresh, "hi", `"organization_id": "`+e.orgB+`"`), 400,
+		{"new object in an organization the caller is not a member of", "alice",
+			createBody(fresh, "hi", `"organization_id": "`+e.orgB+`"`), 400,
 			`{"organization_id": ["Invalid pk \"` + e.orgB + `\" - object does not exist."]}`},
-		{"staff: an organization that does not exist", "staff", createBody(fresh, "hi", `"organization_id": "`+fresh+`"`), 400,
+		{"staff: an organization that does not exist", "staff",
+			createBody(fresh, "hi", `"organization_id": "`+fresh+`"`), 400,
 			`{"organization_id": ["Invalid pk \"` + fresh + `\" - object does not exist."]}`},
 		{"an object of another organization", "bob", createBody(th.objectID, "hi"), 400,
 			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
 		// SPEC §10: to a caller who is not a member of the object's organization the object does not
 		// exist, and nothing else is said, whatever organization_id and parent name.
-		{"an object of another organization, naming that organization", "bob", createBody(th.objectID, "hi", `"organization_id": "`+e.orgA+`"`), 400,
+		{"an object of another organization, naming that organization", "bob",
+			createBody(th.objectID, "hi", `"organization_id": "`+e.orgA+`"`), 400,
 			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
-		{"an object of another organization, naming the caller's", "bob", createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
+		{"an object of another organization, naming the caller's", "bob",
+			createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
 			`{"object_id": ["Invalid pk \"` + th.objectID + `\" - object does not exist."]}`},
 		{"an object of another organization, naming none that exists, with a missing parent", "bob",
 			createBody(th.objectID, "hi", `"organization_id": "`+fresh+`"`, `"parent": "`+fresh+`"`), 400,
@@ -70,15 +78,19 @@ func TestCreateValidation(t *testing.T) {
 		// SPEC §1: a reference sent as "" is null; a UUID is taken as sent.
 		{"organization_id blank", "alice", createBody(fresh, "hi", `"organization_id": ""`), 400,
 			`{"organization_id": ["This field may not be null."]}`},
-		{"white space around UUIDs", "alice", createBody(" "+th.objectID+" ", "hi", `"organization_id": "\t`+e.orgA+`"`, `"parent": "`+root.ID+`\n"`), 400,
-			`{"object_id": ["Must be a valid UUID."], "organization_id": ["Must be a valid UUID."], "parent": ["Must be a valid UUID."]}`},
-		{"organization_id other than the object's", "alice", createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
+		{"white space around UUIDs", "alice",
+			createBody(" "+th.objectID+" ", "hi", `"organization_id": "\t`+e.orgA+`"`, `"parent": "`+root.ID+`\n"`), 400,
+			`{"object_id": ["Must be a valid UUID."], "organization_id": ["Must be a valid UUID."], "parent": ` +
+				`["Must be a valid UUID."]}`},
+		{"organization_id other than the object's", "alice",
+			createBody(th.objectID, "hi", `"organization_id": "`+e.orgB+`"`), 400,
 			`{"organization_id": ["Invalid pk \"` + e.orgB + `\" - object does not exist."]}`},
 		{"parent on another object", "alice", createBody(th.objectID, "hi", `"parent": "`+elsewhere.ID+`"`), 400,
 			`{"parent": ["Invalid pk \"` + elsewhere.ID + `\" - object does not exist."]}`},
 		{"parent that does not exist", "alice", createBody(th.objectID, "hi", `"parent": "`+fresh+`"`), 400,
 			`{"parent": ["Invalid pk \"` + fresh + `\" - object does not exist."]}`},
-		{"no credentials", "", createBody(th.objectID, "hi"), 401, `{"detail": "Authentication credentials were not provided."}`},
+		{"no credentials", "", createBody(th.objectID, "hi"), 401,
+			`{"detail": "Authentication credentials were not provided."}`},
 		{"text too long", "alice", createBody(th.objectID, fmt.Sprintf("%0100001d", 0)), 400,
 			`{"text": ["Ensure this field has no more than 100000 characters."]}`},
 	} {
@@ -103,7 +115,8 @@ func TestCreateThenDelete(t *testing.T) {
 	object := uuid.NewString()
 
 	// The first comment names the organization; it is then the object's.
-	first := e.do(t, "POST", "/api/v1/comments", "alice", createBody(object, "first", `"organization_id": "`+e.orgA+`"`, `"tag": "review"`, `"id": "ignored"`))
+	first := e.do(t, "POST", "/api/v1/comments", "alice",
+		createBody(object, "first", `"organization_id": "`+e.orgA+`"`, `"tag": "review"`, `"id": "ignored"`))
 	if first.Status != 201 {
 		t.Fatalf("%d %s", first.Status, first.Body)
 	}
@@ -130,7 +143,8 @@ func TestCreateThenDelete(t *testing.T) {
 	}
 
 	// A reply by amy, without organization_id; staff may comment anywhere.
-	reply := e.do(t, "POST", "/api/v1/comments/", "amy", createBody(object, "reply", `"parent": "`+id+`"`, `"organization_id": "`+e.orgA+`"`))
+	reply := e.do(t, "POST", "/api/v1/comments/", "amy",
+		createBody(object, "reply", `"parent": "`+id+`"`, `"organization_id": "`+e.orgA+`"`))
 	if reply.Status != 201 {
 		t.Fatalf("%d %s", reply.Status, reply.Body)
 	}
@@ -143,11 +157,14 @@ func TestCreateThenDelete(t *testing.T) {
 	}
 
 	// Delete: the parent with its reply is refused, others who may read get 403, outsiders 404.
-	e.do(t, "DELETE", itemPath(id), "alice", "").Expect(t, 400, `{"non_field_errors": ["A comment with replies cannot be deleted."]}`)
-	e.do(t, "DELETE", itemPath(replyID), "alice", "").Expect(t, 403, `{"detail": "You do not have permission to perform this action."}`)
+	e.do(t, "DELETE", itemPath(id), "alice", "").Expect(t, 400,
+		`{"non_field_errors": ["A comment with replies cannot be deleted."]}`)
+	e.do(t, "DELETE", itemPath(replyID), "alice", "").Expect(t, 403,
+		`{"detail": "You do not have permission to perform this action."}`)
 	e.do(t, "DELETE", itemPath(replyID), "bob", "").Expect(t, 404, `{"detail": "Not found."}`)
 	e.do(t, "DELETE", itemPath(uuid.NewString()), "alice", "").Expect(t, 404, `{"detail": "Not found."}`)
-	e.do(t, "DELETE", itemPath(replyID), "", "").Expect(t, 401, `{"detail": "Authentication credentials were not provided."}`)
+	e.do(t, "DELETE", itemPath(replyID), "", "").Expect(t, 401,
+		`{"detail": "Authentication credentials were not provided."}`)
 	if n := e.countOf(t, "alice", object, ""); n != 3 {
 		t.Fatalf("count %d after refused deletes, want 3", n)
 	}
@@ -203,7 +220,8 @@ func TestConcurrentCreatesKeepTheCountExact(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			t := testkit.InGoroutine(t)
-			if resp := testkit.Do(t, e.gw, testkit.Request{Method: "DELETE", Path: itemPath(id), Token: e.tokens["alice"]}); resp.Status != 204 {
+			if resp := testkit.Do(t, e.gw,
+				testkit.Request{Method: "DELETE", Path: itemPath(id), Token: e.tokens["alice"]}); resp.Status != 204 {
 				t.Errorf("delete %s: %d %s", id, resp.Status, resp.Body)
 			}
 		}()
@@ -213,7 +231,8 @@ func TestConcurrentCreatesKeepTheCountExact(t *testing.T) {
 		t.Fatalf("after deleting all: count %d, tagged %d", c, tagged)
 	}
 	// An object whose comments are all gone is free again: another organization may comment on it.
-	if resp := e.do(t, "POST", "/api/v1/comments/", "bob", createBody(object, "now ours", `"organization_id": "`+e.orgB+`"`)); resp.Status != 201 {
+	if resp := e.do(t, "POST", "/api/v1/comments/", "bob",
+		createBody(object, "now ours", `"organization_id": "`+e.orgB+`"`)); resp.Status != 201 {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
 }

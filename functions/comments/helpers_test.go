@@ -60,12 +60,15 @@ func setupOn(t testing.TB, db *testkit.DB, store *dynamo.Store) *env {
 		{"bob", nil, domain.Ptr("Bob"), false},
 		{"olga", domain.Ptr("Olga"), domain.Ptr("Outsider"), false},
 	} {
-		user := db.User(t, testkit.NewUser{Email: u.role + "-" + uuid.NewString()[:8] + "@Example.COM", FirstName: u.first, LastName: u.last, Staff: u.staff})
+		user := db.User(t,
+			testkit.NewUser{Email: u.role + "-" + uuid.NewString()[:8] + "@Example.COM", FirstName: u.first,
+				LastName: u.last, Staff: u.staff})
 		e.users[u.role] = user
 		e.tokens[u.role] = db.Token(t, user, time.Hour)
 	}
 	e.load(t, fixture.File{
-		Organizations: []fixture.Organization{{ID: e.orgA, Name: "Acme " + e.orgA[:8]}, {ID: e.orgB, Name: "Beta " + e.orgB[:8]}},
+		Organizations: []fixture.Organization{{ID: e.orgA, Name: "Acme " + e.orgA[:8]},
+			{ID: e.orgB, Name: "Beta " + e.orgB[:8]}},
 		Members: []fixture.Member{
 			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["alice"].ID},
 			{ID: uuid.NewString(), OrganizationID: e.orgA, UserID: e.users["amy"].ID, Role: domain.Ptr(2)},

@@ -12,8 +12,9 @@ import (
 // createWithKey sends a comment create with an Idempotency-Key header (SPEC §9).
 func (e *env) createWithKey(t testing.TB, role, key, body string) testkit.Response {
 	t.Helper()
-	return testkit.Do(t, e.gw, testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: e.tokens[role], Body: body,
-		Header: map[string]string{"Idempotency-Key": key}})
+	return testkit.Do(t, e.gw,
+		testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: e.tokens[role], Body: body,
+			Header: map[string]string{"Idempotency-Key": key}})
 }
 
 // TestIdempotencyKeyReplaysTheCommentAsItIsNow: the retry of a create with its key gets the first 201
@@ -36,16 +37,20 @@ func TestIdempotencyKeyReplaysTheCommentAsItIsNow(t *testing.T) {
 		t.Fatalf("records: %v", records)
 	}
 	for _, rec := range records {
-		if rec["expires_at_epoch"] != float64(e.now.Add(24*time.Hour).Unix()) || rec["resource_id"] != id || rec["status"] != float64(201) {
+		if rec["expires_at_epoch"] != float64(e.now.Add(24*time.Hour).Unix()) || rec["resource_id"] != id ||
+			rec["status"] != float64(201) {
 			t.Fatalf("record %v, want it done with %s and expiring at %d", rec, id, e.now.Add(24*time.Hour).Unix())
 		}
 	}
 
-	e.do(t, "PATCH", itemPath(id), "alice", `{"text": "edited"}`).Expect(t, 200, written(t, id, "report", object, str("review"), "edited", nil))
+	e.do(t, "PATCH", itemPath(id), "alice", `{"text": "edited"}`).Expect(t, 200,
+		written(t, id, "report", object, str("review"), "edited", nil))
 	e.db.Calls.Reset()
 	// The same body written otherwise: another order, other white space, an escaped letter.
-	same := `{"tag":"review","organization_id":"` + e.orgA + `","text":"fir\u0073t",` + "\n" + `"object_id":"` + object + `","content_type":"report"}`
-	e.createWithKey(t, "alice", "comment-key", same).Expect(t, 201, written(t, id, "report", object, str("review"), "edited", nil))
+	same := `{"tag":"review","organization_id":"` + e.orgA + `","text":"fir\u0073t",` + "\n" + `"object_id":"` +
+		object + `","content_type":"report"}`
+	e.createWithKey(t, "alice", "comment-key", same).Expect(t, 201,
+		written(t, id, "report", object, str("review"), "edited", nil))
 	// The session with the body's counter, the refused claim (the record comes back with it), the comment.
 	if ops := e.db.Calls.Ops(); !slices.Equal(ops, []string{"BatchGetItem", "PutItem", "GetItem"}) {
 		t.Errorf("replay made %v", ops)
@@ -91,7 +96,8 @@ func TestIdempotencyKeyInFlight(t *testing.T) {
 	go func() { done <- e.createWithKey(testkit.InGoroutine(t), "alice", "in-flight", body) }()
 	<-arrived
 
-	e.createWithKey(t, "alice", "in-flight", body).Expect(t, 409, `{"detail": "A request with this Idempotency-Key is being processed."}`)
+	e.createWithKey(t, "alice", "in-flight", body).Expect(t, 409,
+		`{"detail": "A request with this Idempotency-Key is being processed."}`)
 	e.createWithKey(t, "alice", "in-flight", createBody(object, "other", `"organization_id": "`+e.orgA+`"`)).
 		Expect(t, 422, `{"detail": "This Idempotency-Key was already used with a different request."}`)
 	release()

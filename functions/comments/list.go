@@ -82,7 +82,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	// exceed DynamoDB's key size): the empty list.
 	noTag := queryErr == nil && lq.tag != nil && utf8.RuneCountInString(*lq.tag) > domain.MaxCommentTag
 	if queryErr != nil || noTag {
-		if _, err := h.auth.Authenticate(r); err != nil {
+		if _, err := h.Auth.Authenticate(r); err != nil {
 			return err
 		}
 		if queryErr != nil {
@@ -192,7 +192,8 @@ type indexRead struct {
 }
 
 func (p indexRead) query(lq listQuery) domain.CommentIndexQuery {
-	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed, Limit: p.limit}
+	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed,
+		Limit: p.limit}
 }
 
 // speculativeRead is the read started before the count is known, which is also before the caller's

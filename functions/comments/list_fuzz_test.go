@@ -20,11 +20,16 @@ func FuzzCommentListQuery(f *testing.F) {
 	const id = "8ae83b59-9621-58f7-ae8c-5a712269c424"
 	ok := "content_type=report&object_id=" + id
 	for _, q := range []string{
-		"", ok, "content_type=report", "object_id=" + id, "content_type=Report&object_id=" + id, "content_type=report&object_id=x",
-		ok + "&tag=%20review%20", ok + "&tag=%00", ok + "&tag=" + strings.Repeat("t", 300), ok + "&tag=", ok + "&tag=%ED%A0%80",
-		ok + "&ordering=-created_at", ok + "&ordering=text,-created_at,created_at", ok + "&ordering=%20-created_at%20&ordering=x",
-		ok + "&page=last&page_size=5", ok + "&page=0", ok + "&page_size=1000", "content_type=report&object_id=%7B" + strings.ToUpper(id) + "%7D",
-		"content_type=report&content_type=dataset&object_id=" + id, "content_type=%FF&object_id=%FF", "content_type=%&object_id=%zz",
+		"", ok, "content_type=report", "object_id=" + id, "content_type=Report&object_id=" + id,
+		"content_type=report&object_id=x",
+		ok + "&tag=%20review%20", ok + "&tag=%00", ok + "&tag=" + strings.Repeat("t", 300), ok + "&tag=",
+		ok + "&tag=%ED%A0%80",
+		ok + "&ordering=-created_at", ok + "&ordering=text,-created_at,created_at",
+		ok + "&ordering=%20-created_at%20&ordering=x",
+		ok + "&page=last&page_size=5", ok + "&page=0", ok + "&page_size=1000",
+		"content_type=report&object_id=%7B" + strings.ToUpper(id) + "%7D",
+		"content_type=report&content_type=dataset&object_id=" + id, "content_type=%FF&object_id=%FF",
+		"content_type=%&object_id=%zz",
 		ok + "&object_id=urn:uuid:" + id, ok + ";tag=x", "content_type=report_attitude&object_id=+" + id + "+",
 	} {
 		f.Add(q)
@@ -41,7 +46,8 @@ func FuzzCommentListQuery(f *testing.F) {
 			(lq.tag != nil && (tag == "" || strings.TrimSpace(tag) != tag || strings.ContainsRune(tag, 0))) {
 			t.Fatalf("%q accepted as %+v", rawQuery, lq)
 		}
-		echo := url.Values{"content_type": {lq.object.ContentType}, "object_id": {lq.object.ObjectID}, "page_size": {strconv.Itoa(lq.page.Size)}}
+		echo := url.Values{"content_type": {lq.object.ContentType}, "object_id": {lq.object.ObjectID},
+			"page_size": {strconv.Itoa(lq.page.Size)}}
 		if lq.tag != nil {
 			echo.Set("tag", *lq.tag)
 		}
@@ -80,11 +86,13 @@ func checkListRefusal(t *testing.T, rawQuery string, q url.Values, err error) {
 			last = vs[len(vs)-1]
 		}
 		want := map[string][]string{
-			"content_type": {domain.MsgRequired, fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", last)},
-			"object_id":    {domain.MsgRequired, "Enter a valid UUID."},
-			"tag":          {"Null characters are not allowed."},
+			"content_type": {domain.MsgRequired,
+				fmt.Sprintf("Select a valid choice. %s is not one of the available choices.", last)},
+			"object_id": {domain.MsgRequired, "Enter a valid UUID."},
+			"tag":       {"Null characters are not allowed."},
 		}[field]
-		if !slices.Contains(want, msgs[0]) || (msgs[0] == domain.MsgRequired) != (strings.TrimSpace(last) == "" && (field != "content_type" || last == "")) {
+		if !slices.Contains(want, msgs[0]) ||
+			(msgs[0] == domain.MsgRequired) != (strings.TrimSpace(last) == "" && (field != "content_type" || last == "")) {
 			t.Fatalf("%q: %s: %q", rawQuery, field, msgs)
 		}
 	}

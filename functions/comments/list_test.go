@@ -26,19 +26,27 @@ func TestListQueryValidation(t *testing.T) {
 		{"nothing", "", 400, `{"content_type": ["This field is required."], "object_id": ["This field is required."]}`},
 		{"no object_id", "content_type=report", 400, `{"object_id": ["This field is required."]}`},
 		{"no content_type", "object_id=" + oid, 400, `{"content_type": ["This field is required."]}`},
-		{"empty values are missing", "content_type=&object_id=", 400, `{"content_type": ["This field is required."], "object_id": ["This field is required."]}`},
-		{"bad content_type", "content_type=Report&object_id=" + oid, 400, `{"content_type": ["Select a valid choice. Report is not one of the available choices."]}`},
+		{"empty values are missing", "content_type=&object_id=", 400,
+			`{"content_type": ["This field is required."], "object_id": ["This field is required."]}`},
+		{"bad content_type", "content_type=Report&object_id=" + oid, 400,
+			`{"content_type": ["Select a valid choice. Report is not one of the available choices."]}`},
 		{"bad object_id", "content_type=report&object_id=42", 400, `{"object_id": ["Enter a valid UUID."]}`},
-		{"both bad", "content_type=dataset&object_id=nope", 400, `{"content_type": ["Select a valid choice. dataset is not one of the available choices."], "object_id": ["Enter a valid UUID."]}`},
-		{"bad filter before bad page", "content_type=x&object_id=" + oid + "&page=0", 400, `{"content_type": ["Select a valid choice. x is not one of the available choices."]}`},
+		{"both bad", "content_type=dataset&object_id=nope", 400,
+			`{"content_type": ["Select a valid choice. dataset is not one of the available choices."], "object_id": ` +
+				`["Enter a valid UUID."]}`},
+		{"bad filter before bad page", "content_type=x&object_id=" + oid + "&page=0", 400,
+			`{"content_type": ["Select a valid choice. x is not one of the available choices."]}`},
 		{"last value of a repeated parameter", "content_type=nope&content_type=report&object_id=" + oid, 200, one},
 		{"object_id without hyphens", "content_type=report&object_id=" + strings.ReplaceAll(oid, "-", ""), 200, one},
 		{"object_id upper case in braces", "content_type=report&object_id=%7B" + strings.ToUpper(oid) + "%7D", 200, one},
 		{"object_id as a URN, padded", "content_type=report&object_id=+urn:uuid:" + oid + "+", 200, one},
-		{"other content type is another object", "content_type=datasetconfiguration&object_id=" + oid, 200, list(0, nil, nil)},
+		{"other content type is another object", "content_type=datasetconfiguration&object_id=" + oid, 200,
+			list(0, nil, nil)},
 		{"unknown parameters ignored", "content_type=report&object_id=" + oid + "&search=x", 200, one},
-		{"a NUL in the tag", "content_type=report&object_id=" + oid + "&tag=a%00", 400, `{"tag": ["Null characters are not allowed."]}`},
-		{"a tag longer than any tag matches nothing", "content_type=report&object_id=" + oid + "&tag=" + strings.Repeat("t", 3000), 200, list(0, nil, nil)},
+		{"a NUL in the tag", "content_type=report&object_id=" + oid + "&tag=a%00", 400,
+			`{"tag": ["Null characters are not allowed."]}`},
+		{"a tag longer than any tag matches nothing",
+			"content_type=report&object_id=" + oid + "&tag=" + strings.Repeat("t", 3000), 200, list(0, nil, nil)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e.do(t, "GET", "/api/v1/comments/?"+tc.query, "alice", "").Expect(t, tc.status, tc.want)
@@ -132,15 +140,18 @@ func TestListPagination(t *testing.T) {
 		{"page 1 by default", listPath("datasetconfiguration", oid), 200, list(45, str(base+"&page=2"), nil, page(0, 20)...)},
 		{"page 2: previous drops page", listPath("datasetconfiguration", oid, "page=2"), 200,
 			list(45, str(base+"&page=3"), str(base), page(20, 40)...)},
-		{"page 3 is the last", listPath("datasetconfiguration", oid, "page=3"), 200, list(45, nil, str(base+"&page=2"), page(40, 45)...)},
-		{"page=last", listPath("datasetconfiguration", oid, "page=last"), 200, list(45, nil, str(base+"&page=2"), page(40, 45)...)},
+		{"page 3 is the last", listPath("datasetconfiguration", oid, "page=3"), 200,
+			list(45, nil, str(base+"&page=2"), page(40, 45)...)},
+		{"page=last", listPath("datasetconfiguration", oid, "page=last"), 200,
+			list(45, nil, str(base+"&page=2"), page(40, 45)...)},
 		{"page=last, newest first", listPath("datasetconfiguration", oid, "page=last", "ordering=-created_at"), 200,
 			list(45, nil, str(base+"&ordering=-created_at&page=2"), desc(40, 45)...)},
 		{"page 2, newest first", listPath("datasetconfiguration", oid, "ordering=-created_at", "page=2"), 200,
 			list(45, str(base+"&ordering=-created_at&page=3"), str(base+"&ordering=-created_at"), desc(20, 40)...)},
 		{"page_size", listPath("datasetconfiguration", oid, "page_size=10", "page=4"), 200,
 			list(45, str(base+"&page=5&page_size=10"), str(base+"&page=3&page_size=10"), page(30, 40)...)},
-		{"page_size above the maximum is 100", listPath("datasetconfiguration", oid, "page_size=1000"), 200, list(45, nil, nil, page(0, 45)...)},
+		{"page_size above the maximum is 100", listPath("datasetconfiguration", oid, "page_size=1000"), 200,
+			list(45, nil, nil, page(0, 45)...)},
 		{"page_size not a positive integer is the default", listPath("datasetconfiguration", oid, "page_size=0"), 200,
 			list(45, str(base+"&page=2&page_size=0"), nil, page(0, 20)...)},
 		{"page_size garbage is the default", listPath("datasetconfiguration", oid, "page_size=ten"), 200,
@@ -198,13 +209,17 @@ func TestListLinksBehindAPIGateway(t *testing.T) {
 		name, target, host, proto string
 		want                      string
 	}{
-		{"stage prefix and https", "/Prod/api/v1/comments/?page_size=2&object_id=" + oid + "&tag=t&content_type=report&page=2",
+		{"stage prefix and https",
+			"/Prod/api/v1/comments/?page_size=2&object_id=" + oid + "&tag=t&content_type=report&page=2",
 			host, "https",
 			list(5, str(staged+"&page=3&page_size=2&tag=t"), str(staged+"&page_size=2&tag=t"), results(2, 4)...)},
 		{"custom domain, no stage", "/api/v1/comments/?content_type=report&object_id=" + oid + "&page_size=2",
 			"api.example.com", "https",
-			list(5, str("https://api.example.com/api/v1/comments/?content_type=report&object_id="+oid+"&page=2&page_size=2"), nil, results(0, 2)...)},
-		{"localhost, no trailing slash, plain http", "/api/v1/comments?object_id=" + oid + "&content_type=report&page_size=2&page=3",
+			list(5,
+				str("https://api.example.com/api/v1/comments/?content_type=report&object_id="+oid+"&page=2&page_size=2"),
+				nil, results(0, 2)...)},
+		{"localhost, no trailing slash, plain http",
+			"/api/v1/comments?object_id=" + oid + "&content_type=report&page_size=2&page=3",
 			"127.0.0.1:3000", "",
 			list(5, nil, str(local+"&page=2&page_size=2"), results(4, 5)...)},
 	} {
@@ -267,7 +282,8 @@ func TestListNeedsAuthentication(t *testing.T) {
 		})
 	}
 	t.Run("authentication before the filters", func(t *testing.T) {
-		e.do(t, "GET", "/api/v1/comments/", "", "").Expect(t, 401, `{"detail": "Authentication credentials were not provided."}`)
+		e.do(t, "GET", "/api/v1/comments/", "", "").Expect(t, 401,
+			`{"detail": "Authentication credentials were not provided."}`)
 	})
 	t.Run("other methods", func(t *testing.T) {
 		resp := e.do(t, "PUT", "/api/v1/comments/", "alice", `{}`)

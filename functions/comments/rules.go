@@ -39,7 +39,8 @@ const (
 // body names them: prefetched); the transaction checks
 // again that neither changed. A comment without replies has no descendants, so only a comment with
 // replies needs the walk up the new parent's chain.
-func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSent bool, pre *prefetched) (domain.CommentUpdate, error) {
+func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSent bool,
+	pre *prefetched) (domain.CommentUpdate, error) {
 	moved := old.ContentType != next.ContentType || old.ObjectID != next.ObjectID
 	if moved && old.Replies > 0 {
 		return domain.CommentUpdate{}, domain.FieldError(domain.NonFieldErrors, msgMovedReplies)

@@ -37,26 +37,35 @@ func TestParentAndMoveRules(t *testing.T) {
 		status         int
 		want           string
 	}{
-		{"own parent", lone.ID, `{"parent": "` + lone.ID + `"}`, 400, `{"parent": ["A comment cannot be its own ancestor."]}`},
-		{"parent is its reply", root.ID, `{"parent": "` + child.ID + `"}`, 400, `{"parent": ["A comment cannot be its own ancestor."]}`},
-		{"parent is a deeper reply", root.ID, `{"parent": "` + grandchild.ID + `"}`, 400, `{"parent": ["A comment cannot be its own ancestor."]}`},
+		{"own parent", lone.ID, `{"parent": "` + lone.ID + `"}`, 400,
+			`{"parent": ["A comment cannot be its own ancestor."]}`},
+		{"parent is its reply", root.ID, `{"parent": "` + child.ID + `"}`, 400,
+			`{"parent": ["A comment cannot be its own ancestor."]}`},
+		{"parent is a deeper reply", root.ID, `{"parent": "` + grandchild.ID + `"}`, 400,
+			`{"parent": ["A comment cannot be its own ancestor."]}`},
 		{"unknown parent", lone.ID, `{"parent": "` + missing + `"}`, 400, `{"parent": ["` + pk(missing) + `"]}`},
 		{"parent on another object", lone.ID, `{"parent": "` + onY.ID + `"}`, 400, `{"parent": ["` + pk(onY.ID) + `"]}`},
-		{"parent on the same id under another content type", lone.ID, `{"content_type": "datasetconfiguration", "parent": "` + root.ID + `"}`, 400, `{"parent": ["` + pk(root.ID) + `"]}`},
+		{"parent on the same id under another content type", lone.ID,
+			`{"content_type": "datasetconfiguration", "parent": "` + root.ID + `"}`, 400, `{"parent": ["` + pk(root.ID) + `"]}`},
 		{"a comment with replies cannot move", child.ID, `{"object_id": "` + y.objectID + `", "parent": null}`, 400,
 			`{"non_field_errors": ["A comment with replies cannot be moved."]}`},
 		{"a content_type change is a move too", root.ID, `{"content_type": "datasetconfiguration"}`, 400,
 			`{"non_field_errors": ["A comment with replies cannot be moved."]}`},
-		{"a moved reply needs a parent anew", grandchild.ID, `{"object_id": "` + y.objectID + `"}`, 400, `{"parent": ["` + pk(child.ID) + `"]}`},
-		{"its old parent is not on the new object", grandchild.ID, `{"object_id": "` + y.objectID + `", "parent": "` + child.ID + `"}`, 400,
+		{"a moved reply needs a parent anew", grandchild.ID, `{"object_id": "` + y.objectID + `"}`, 400,
 			`{"parent": ["` + pk(child.ID) + `"]}`},
-		{"object of another organization", lone.ID, `{"content_type": "report_attitude", "object_id": "` + z.objectID + `"}`, 400,
+		{"its old parent is not on the new object", grandchild.ID,
+			`{"object_id": "` + y.objectID + `", "parent": "` + child.ID + `"}`, 400,
+			`{"parent": ["` + pk(child.ID) + `"]}`},
+		{"object of another organization", lone.ID,
+			`{"content_type": "report_attitude", "object_id": "` + z.objectID + `"}`, 400,
 			`{"object_id": ["` + pk(z.objectID) + `"]}`},
-		{"both at once", grandchild.ID, `{"content_type": "report_attitude", "object_id": "` + z.objectID + `", "parent": "` + missing + `"}`, 400,
+		{"both at once", grandchild.ID,
+			`{"content_type": "report_attitude", "object_id": "` + z.objectID + `", "parent": "` + missing + `"}`, 400,
 			`{"object_id": ["` + pk(z.objectID) + `"], "parent": ["` + pk(missing) + `"]}`},
 		{"re-parent within the object", lone.ID, `{"parent": "` + root.ID + `"}`, 200,
 			written(t, lone.ID, "report", x.objectID, str("b"), lone.Text, &root.ID)},
-		{"a reply moves with a parent anew", grandchild.ID, `{"object_id": "` + y.objectID + `", "parent": "` + onY.ID + `"}`, 200,
+		{"a reply moves with a parent anew", grandchild.ID,
+			`{"object_id": "` + y.objectID + `", "parent": "` + onY.ID + `"}`, 200,
 			written(t, grandchild.ID, "report", y.objectID, nil, grandchild.Text, &onY.ID)},
 		{"a reply moves as a root", lone.ID, `{"object_id": "` + empty + `", "parent": null}`, 200,
 			written(t, lone.ID, "report", empty, str("b"), lone.Text, nil)},
@@ -167,7 +176,8 @@ func TestCountsFollowMovesAndTagChanges(t *testing.T) {
 		check(t, map[string]int{"x": 6, "x a": 1, "x b": 1, "x c": 3, "y": 7, "y a": 3, "y c": 3})
 	})
 	t.Run("the counters agree with the store", func(t *testing.T) {
-		c, err := e.db.Store.CommentCount(context.Background(), domain.CommentObject{ContentType: "report", ObjectID: y.objectID}, nil)
+		c, err := e.db.Store.CommentCount(context.Background(),
+			domain.CommentObject{ContentType: "report", ObjectID: y.objectID}, nil)
 		if err != nil || c.N != 7 || c.OrganizationID != e.orgA {
 			t.Fatalf("y's counter %+v, %v", c, err)
 		}

@@ -29,7 +29,8 @@ func TestTwoHundredRoundsOnOneComment(t *testing.T) {
 	began := time.Now()
 	for i := range rounds {
 		text, tag := fmt.Sprintf("T%d", i), fmt.Sprintf("g%d", i)
-		out := e.racePatches(t, c.ID, [2]string{"alice", "staff"}, [2]string{`{"text": "` + text + `"}`, `{"tag": "` + tag + `"}`})
+		out := e.racePatches(t, c.ID, [2]string{"alice", "staff"},
+			[2]string{`{"text": "` + text + `"}`, `{"tag": "` + tag + `"}`})
 		if out[0].Status != 200 || out[1].Status != 200 {
 			t.Fatalf("round %d: statuses %d %d: %s / %s", i, out[0].Status, out[1].Status, out[0].Body, out[1].Body)
 		}

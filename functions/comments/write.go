@@ -60,7 +60,7 @@ func (h *handler) save(w http.ResponseWriter, r *http.Request, mode writeMode) e
 		if bodyErr != nil {
 			return bodyErr
 		}
-		next := change.apply(*old, h.clock.Now())
+		next := change.apply(*old, h.Clock.Now())
 		update, err := h.check(r.Context(), *old, next, change.parent.sent, pre)
 		if err != nil {
 			return err
@@ -124,7 +124,9 @@ func readChangeBody(r *http.Request, mode writeMode) (*commentChange, *httpapi.B
 		return nil, nil, err
 	}
 	var c commentChange
-	if ct, ok := body.String("content_type", httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType, Choice: true}); ok {
+	if ct, ok := body.String("content_type",
+		httpapi.Text{Required: mode != patch, AllowBlank: true, NoTrim: true, MaxLength: domain.MaxCommentType,
+			Choice: true}); ok {
 		if domain.ValidContentType(*ct) {
 			c.contentType = ct
 		} else {

@@ -25,7 +25,8 @@ func FuzzCommentWrite(f *testing.F) {
 		`true`, `-1`, `0`, `1.5`, `1e400`, `99999999999999999999999999`, `[]`, `["report"]`, `{}`, `{"a": [1]}`,
 		`"\u0000"`, `"\ud800"`, `"not-a-uuid"`, `"` + id + `"`, `"{` + strings.ToUpper(id) + `}"`, `"report "`,
 		`"report"`, `"report_attitude"`, `"datasetconfiguration"`, `"` + strings.Repeat("t", 51) + `"`, `" t "`}
-	base := map[string]string{"content_type": `"report"`, "object_id": `"` + id + `"`, "tag": `"t"`, "text": `"x"`, "parent": `null`}
+	base := map[string]string{"content_type": `"report"`, "object_id": `"` + id + `"`, "tag": `"t"`,
+		"text": `"x"`, "parent": `null`}
 	f.Add(`{}`, false)
 	f.Add(`{}`, true)
 	for field := range base {
@@ -58,9 +59,14 @@ func FuzzCommentWrite(f *testing.F) {
 		tag, text := domain.Deref(c.tag.value), domain.Deref(c.text)
 		switch {
 		case c.contentType != nil && !domain.ValidContentType(*c.contentType),
-			c.tag.value != nil && (strings.TrimSpace(tag) != tag || tag == "" || utf8.RuneCountInString(tag) > domain.MaxCommentTag || strings.ContainsRune(tag, 0)),
-			c.text != nil && (strings.TrimSpace(text) != text || text == "" || utf8.RuneCountInString(text) > domain.MaxCommentText || strings.ContainsRune(text, 0)),
-			!canonical(c.objectID), !canonical(c.parent.value), c.parent.value != nil && !c.parent.sent, c.tag.value != nil && !c.tag.sent:
+			c.tag.value != nil &&
+				(strings.TrimSpace(tag) != tag || tag == "" || utf8.RuneCountInString(tag) > domain.MaxCommentTag ||
+					strings.ContainsRune(tag, 0)),
+			c.text != nil &&
+				(strings.TrimSpace(text) != text || text == "" || utf8.RuneCountInString(text) > domain.MaxCommentText ||
+					strings.ContainsRune(text, 0)),
+			!canonical(c.objectID), !canonical(c.parent.value), c.parent.value != nil &&
+				!c.parent.sent, c.tag.value != nil && !c.tag.sent:
 			t.Fatalf("%.200q accepted as %+v", body, *c)
 		}
 		echo := map[string]any{}
@@ -90,10 +96,12 @@ func FuzzCommentWrite(f *testing.F) {
 var writeMessages = map[string][]string{
 	"object_id": {domain.MsgRequired, domain.MsgNull, domain.MsgUUID},
 	"parent":    {domain.MsgUUID},
-	"tag":       {domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(domain.MaxCommentTag), "Null characters are not allowed."},
+	"tag": {domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(domain.MaxCommentTag),
+		"Null characters are not allowed."},
 	"text": {domain.MsgNull, domain.MsgNotString, domain.MsgBlank, domain.MsgMaxLength(domain.MaxCommentText),
 		"Null characters are not allowed."},
-	"content_type": {domain.MsgRequired, domain.MsgNull, domain.MsgMaxLength(domain.MaxCommentType), "Null characters are not allowed."},
+	"content_type": {domain.MsgRequired, domain.MsgNull, domain.MsgMaxLength(domain.MaxCommentType),
+		"Null characters are not allowed."},
 }
 
 func checkWriteRefusal(t *testing.T, body string, err error) {
@@ -107,7 +115,8 @@ func checkWriteRefusal(t *testing.T, body string, err error) {
 		if len(body) <= httpapi.MaxBodyBytes {
 			t.Fatalf("%d bytes refused as too large", len(body))
 		}
-	case e.Code == domain.EINVALID && (strings.HasPrefix(e.Detail, "JSON parse error - ") || e.Fields[domain.NonFieldErrors] != nil):
+	case e.Code == domain.EINVALID &&
+		(strings.HasPrefix(e.Detail, "JSON parse error - ") || e.Fields[domain.NonFieldErrors] != nil):
 		// DecodeObject's refusals, held to SPEC §1 by FuzzDecodeObject.
 	case e.Code == domain.EINVALID && e.Detail == "" && len(e.Fields) > 0:
 		for field, msgs := range e.Fields {

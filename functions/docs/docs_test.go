@@ -40,7 +40,8 @@ func repoFiles(t *testing.T) docs.Files {
 	t.Helper()
 	files := docs.InRepo(root(t))
 	if _, err := os.Stat(filepath.Join(files.UI, "swagger-ui-bundle.js")); err != nil {
-		t.Fatalf("Swagger UI is not installed (%v): run infra/scripts/docs-assets.sh install, as make test and make run do", err)
+		t.Fatalf("Swagger UI is not installed (%v): run infra/scripts/docs-assets.sh install, as make test and "+
+			"make run do", err)
 	}
 	return files
 }
@@ -91,7 +92,8 @@ func TestSchemaIsOpenAPIYAMLOrJSON(t *testing.T) {
 	}
 	for _, path := range []string{"/api/schema/", "/api/schema", "/api/schema/?format=yaml"} {
 		w := get(t, gw, path, "/api/schema/")
-		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != docs.SchemaYAML || !bytes.Equal(w.Body.Bytes(), want) {
+		if w.Code != http.StatusOK || w.Header().Get("Content-Type") != docs.SchemaYAML ||
+			!bytes.Equal(w.Body.Bytes(), want) {
 			t.Errorf("GET %s: %d %q, %d bytes; want 200 %s with openapi.yaml as it is", path, w.Code,
 				w.Header().Get("Content-Type"), w.Body.Len(), docs.SchemaYAML)
 		}
@@ -119,7 +121,8 @@ func TestSchemaIsOpenAPIYAMLOrJSON(t *testing.T) {
 	}
 
 	// Another format is DRF's 404, as when no renderer matches.
-	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/schema/?format=xml"}).Expect(t, 404, `{"detail": "Not found."}`)
+	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/schema/?format=xml"}).Expect(t, 404,
+		`{"detail": "Not found."}`)
 }
 
 func roundTrip(t *testing.T, v any) any {
@@ -193,7 +196,8 @@ func TestDocsPageLoadsEverythingFromTheAPI(t *testing.T) {
 			}
 			sort.Strings(assets)
 			if schema < 2 || !slices.Equal(assets, assetEnum) {
-				t.Errorf("GET %s: the page links the schema %d times and the files %v; want the schema (Swagger UI's and the fallback link) and openapi.yaml's {asset} values %v:\n%s",
+				t.Errorf("GET %s: the page links the schema %d times and the files %v; want the schema (Swagger UI's "+
+					"and the fallback link) and openapi.yaml's {asset} values %v:\n%s",
 					path, schema, assets, assetEnum, w.Body)
 			}
 		}
@@ -204,12 +208,15 @@ func TestDocsPageLoadsEverythingFromTheAPI(t *testing.T) {
 func checkAsset(t *testing.T, gw http.Handler, link, name string, files docs.Files) {
 	t.Helper()
 	w := get(t, gw, link, "/api/docs/{asset}")
-	want := map[string]string{".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8"}[filepath.Ext(name)]
-	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != want || w.Header().Get("Cache-Control") != "public, max-age=86400" {
+	want := map[string]string{".js": "text/javascript; charset=utf-8",
+		".css": "text/css; charset=utf-8"}[filepath.Ext(name)]
+	if w.Code != http.StatusOK || w.Header().Get("Content-Type") != want ||
+		w.Header().Get("Cache-Control") != "public, max-age=86400" {
 		t.Fatalf("GET %s: %d %q %q", link, w.Code, w.Header().Get("Content-Type"), w.Header().Get("Cache-Control"))
 	}
 	if name == "docs.js" {
-		if !strings.Contains(w.Body.String(), "SwaggerUIBundle(") || !strings.Contains(w.Body.String(), "validatorUrl: null") {
+		if !strings.Contains(w.Body.String(), "SwaggerUIBundle(") ||
+			!strings.Contains(w.Body.String(), "validatorUrl: null") {
 			t.Errorf("docs.js does not start Swagger UI without its online validator: %s", w.Body)
 		}
 		return
@@ -225,11 +232,13 @@ func checkAsset(t *testing.T, gw http.Handler, link, name string, files docs.Fil
 
 func TestUnknownFilesAndOtherMethodsAnswerAsDRF(t *testing.T) {
 	gw := api(t, repoFiles(t))
-	for _, path := range []string{"/api/docs/nothing.js", "/api/docs/swagger-ui.js", "/api/docs/index.html", "/api/docs/..%2Fschema"} {
+	for _, path := range []string{"/api/docs/nothing.js", "/api/docs/swagger-ui.js", "/api/docs/index.html",
+		"/api/docs/..%2Fschema"} {
 		testkit.Do(t, gw, testkit.Request{Method: "GET", Path: path}).Expect(t, 404, `{"detail": "Not found."}`)
 	}
 	// A path no function declares is the gateway's 404.
-	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/docs/swagger-ui.css/x"}).Expect(t, 404, `{"detail": "Not found."}`)
+	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/docs/swagger-ui.css/x"}).Expect(t, 404,
+		`{"detail": "Not found."}`)
 	for _, path := range []string{"/api/docs/", "/api/schema/", "/api/docs/docs.js"} {
 		for _, method := range []string{"POST", "DELETE", "PUT"} {
 			resp := testkit.Do(t, gw, testkit.Request{Method: method, Path: path, Body: "{}"})
@@ -260,7 +269,8 @@ func TestMissingFilesAreAServerError(t *testing.T) {
 		t.Errorf("the log does not say which file is missing and how to get it:\n%s", logs.String())
 	}
 	// An unknown file is still a 404: nothing was there to read.
-	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/docs/nothing.js"}).Expect(t, 404, `{"detail": "Not found."}`)
+	testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/docs/nothing.js"}).Expect(t, 404,
+		`{"detail": "Not found."}`)
 }
 
 // TestTheBuildLaysOutWhatTheFunctionReads runs build-DocsFunction's copy step into a folder and serves
@@ -274,14 +284,16 @@ func TestTheBuildLaysOutWhatTheFunctionReads(t *testing.T) {
 		t.Fatalf("docs-assets.sh copy: %v\n%s", err, b)
 	}
 	built, checkout := api(t, docs.Beside(out)), api(t, repo)
-	for _, path := range []string{"/api/schema/", "/api/schema/?format=json", "/api/docs/swagger-ui-bundle.js", "/api/docs/swagger-ui.css", "/api/docs/docs.js"} {
+	for _, path := range []string{"/api/schema/", "/api/schema/?format=json", "/api/docs/swagger-ui-bundle.js",
+		"/api/docs/swagger-ui.css", "/api/docs/docs.js"} {
 		operation := "/api/docs/{asset}"
 		if strings.HasPrefix(path, "/api/schema/") {
 			operation = "/api/schema/"
 		}
 		a, b := get(t, built, path, operation), get(t, checkout, path, operation)
 		if a.Code != http.StatusOK || !bytes.Equal(a.Body.Bytes(), b.Body.Bytes()) {
-			t.Errorf("GET %s from the build: %d, %d bytes; from the checkout %d, %d bytes", path, a.Code, a.Body.Len(), b.Code, b.Body.Len())
+			t.Errorf("GET %s from the build: %d, %d bytes; from the checkout %d, %d bytes", path, a.Code, a.Body.Len(),
+				b.Code, b.Body.Len())
 		}
 	}
 }
@@ -295,7 +307,8 @@ func TestResponsesFitAPIGateway(t *testing.T) {
 	adapter := httpadapter.New(docs.New(testkit.Log(t), files))
 	for _, path := range []string{"/Prod/api/schema/", "/Prod/api/schema/?format=json", "/Prod/api/docs/",
 		"/Prod/api/docs/swagger-ui-bundle.js", "/Prod/api/docs/swagger-ui.css", "/Prod/api/docs/docs.js"} {
-		ev, fn, ok := gw.Event(httptest.NewRequest(http.MethodGet, "https://example.execute-api.us-east-1.amazonaws.com"+path, nil), nil)
+		ev, fn, ok := gw.Event(httptest.NewRequest(http.MethodGet,
+			"https://example.execute-api.us-east-1.amazonaws.com"+path, nil), nil)
 		if !ok || fn != "DocsFunction" {
 			t.Fatalf("GET %s: routed to %q (%v)", path, fn, ok)
 		}
@@ -308,7 +321,8 @@ func TestResponsesFitAPIGateway(t *testing.T) {
 			t.Fatal(err)
 		}
 		if resp.StatusCode != http.StatusOK || resp.IsBase64Encoded || len(payload) > 6<<20 {
-			t.Errorf("GET %s: %d, base64 %v, %d bytes of Lambda response", path, resp.StatusCode, resp.IsBase64Encoded, len(payload))
+			t.Errorf("GET %s: %d, base64 %v, %d bytes of Lambda response", path, resp.StatusCode, resp.IsBase64Encoded,
+				len(payload))
 		}
 	}
 }
@@ -324,8 +338,10 @@ func TestSchemaNamesTheServerThatServedIt(t *testing.T) {
 		{"http://127.0.0.1:3000/api/schema/", "", "http://127.0.0.1:3000"},
 		{"http://127.0.0.1:3000/Prod/api/schema/", "", "http://127.0.0.1:3000/Prod"},
 		{"http://localhost:3100/api/schema/?format=json", "", "http://localhost:3100"},
-		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/", "https", "https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
-		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/?format=json", "https", "https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
+		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/", "https",
+			"https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
+		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/?format=json", "https",
+			"https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.url, nil)
 		if tc.proto != "" {

@@ -86,10 +86,12 @@ func TestIdempotencyKeyOfARefusedCreateIsFree(t *testing.T) {
 func TestInvalidIdempotencyKeys(t *testing.T) {
 	f := setup(t)
 	body := func(n int) string {
-		return `{"email": "key` + strings.Repeat("x", n) + `@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
+		return `{"email": "key` + strings.Repeat("x", n) +
+			`@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`
 	}
 	before := len(f.db.Items(t, ""))
-	for i, key := range []string{"", strings.Repeat("k", 256), "clé", "ключ", "a b", "a\tb", "a\x7fb", "a\x01b", " "} {
+	for i, key := range []string{"", strings.Repeat("k", 256), "clé", "ключ", "a b", "a\tb", "a\x7fb",
+		"a\x01b", " "} {
 		f.db.Calls.Reset()
 		f.createWithKey(t, f.staff, key, body(i)).Expect(t, 400, `{"detail": "Invalid Idempotency-Key header."}`)
 		if ops := f.db.Calls.Ops(); !slices.Equal(ops, []string{"BatchGetItem"}) {
@@ -154,7 +156,8 @@ func TestIdempotencyKeyOfAStalledRequestIsTakenOver(t *testing.T) {
 	stalled := make(chan testkit.Response, 1)
 	go func() { stalled <- f.createWithKey(testkit.InGoroutine(t), f.staff, "stalled", body) }()
 	<-arrived
-	f.createWithKey(t, f.staff, "stalled", body).Expect(t, 409, `{"detail": "A request with this Idempotency-Key is being processed."}`)
+	f.createWithKey(t, f.staff, "stalled", body).Expect(t, 409,
+		`{"detail": "A request with this Idempotency-Key is being processed."}`)
 
 	at.Add((domain.IdempotencyLease + time.Second).Microseconds())
 	retry := f.createWithKey(t, f.staff, "stalled", body)

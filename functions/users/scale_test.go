@@ -57,8 +57,9 @@ func TestHundredConcurrentCreatesOfOneEmail(t *testing.T) {
 	for i := range n {
 		wg.Go(func() {
 			<-start
-			out[i] = testkit.Do(testkit.InGoroutine(t), f.gw, testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: f.staff,
-				Body: `{"email": "` + variants[i] + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`})
+			out[i] = testkit.Do(testkit.InGoroutine(t), f.gw,
+				testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: f.staff,
+					Body: `{"email": "` + variants[i] + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`})
 		})
 	}
 	began := time.Now()
@@ -77,7 +78,8 @@ func TestHundredConcurrentCreatesOfOneEmail(t *testing.T) {
 			winner = i
 		case resp.Status == 201:
 			t.Errorf("variants %d (%s) and %d (%s) were both created", winner, variants[winner], i, variants[i])
-		case resp.Status == 400 && testkit.JSONEqual(resp.Body, []byte(`{"email": ["user with this email already exists."]}`)):
+		case resp.Status == 400 &&
+			testkit.JSONEqual(resp.Body, []byte(`{"email": ["user with this email already exists."]}`)):
 		default:
 			other[fmt.Sprintf("%d %s", resp.Status, resp.Body)]++
 		}

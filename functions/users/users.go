@@ -25,17 +25,13 @@ const maxAttempts = 3
 
 type handler struct {
 	users domain.UserStore
-	auth  *httpapi.Authenticator
-	keys  *httpapi.Idempotency
-	clock domain.Clock
+	httpapi.Kit
 }
 
 // New returns the users function's HTTP handler.
 func New(users domain.UserStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
-	h := &handler{users: users, auth: &httpapi.Authenticator{Sessions: users, Now: now}, clock: now,
-		keys: &httpapi.Idempotency{Store: users, Clock: now, Route: UsersPath}}
-	rt := httpapi.NewRouter(log)
-	rt.UseAuthenticator(h.auth)
+	kit, rt := httpapi.NewKit(users, log, now, UsersPath)
+	h := &handler{users: users, Kit: kit}
 	rt.Handle(http.MethodPost, UsersPath, h.create)
 	return rt
 }
@@ -52,7 +48,7 @@ type createResponse struct {
 // claim. An Idempotency-Key (SPEC §9) is claimed between the two, before the password is hashed, and
 // completed by the transaction.
 func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
-	caller, err := h.auth.Authenticate(r)
+	caller, err := h.Auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -67,7 +63,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if err != nil {
 		return err
 	}
-	key, err := h.keys.Claim(r, caller.ID, body)
+	key, err := h.Keys.Claim(r, caller.ID, body)
 	if err != nil {
 		return err
 	}
@@ -78,12 +74,13 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if u.PasswordHash, err = password.Hash(plain); err != nil {
 		return err
 	}
-	now := h.clock.Now()
+	now := h.Clock.Now()
 	u.ID, u.IsActive = uuid.NewString(), true
 	u.DateJoined, u.CreatedAt, u.UpdatedAt = now, now, now
 	// A create meets another transaction on its items only when the same email is being created at
 	// once (ECONFLICT): sent again, it finds the email taken or takes it.
-	err = domain.RetryOnConflict(r.Context(), maxAttempts, func(int) error { return h.users.CreateUser(r.Context(), u, key.Done(u.ID)) })
+	err = domain.RetryOnConflict(r.Context(), maxAttempts,
+		func(int) error { return h.users.CreateUser(r.Context(), u, key.Done(u.ID)) })
 	if errors.Is(err, domain.ErrEmailTaken) {
 		return domain.FieldError("email", "user with this email already exists.")
 	} else if err != nil {
@@ -114,7 +111,8 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 	email, emailOK := body.String("email", httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true})
 	plain, plainOK := body.String("password", httpapi.Text{Required: true, NoTrim: true})
 	confirm, confirmOK := body.String("confirm_password", httpapi.Text{Required: true, NoTrim: true})
-	first, _ := body.String("first_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserFirstName})
+	first, _ := body.String("first_name",
+		httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserFirstName})
 	last, _ := body.String("last_name", httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxUserLastName})
 	if !body.Has("first_name") && !body.Has("last_name") {
 		first, last = splitFullName(body)

@@ -20,7 +20,8 @@ import (
 var createMessages = map[string][]string{
 	"email": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString, domain.MsgEmail,
 		domain.MsgMaxLength(domain.MaxEmailLength), "Null characters are not allowed."},
-	"password": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString, "Null characters are not allowed.",
+	"password": {domain.MsgRequired, domain.MsgNull, domain.MsgBlank, domain.MsgNotString,
+		"Null characters are not allowed.",
 		"This password is too short. It must contain at least 8 characters.", "This password is too common.",
 		"This password is entirely numeric.", "The password is too similar to the email.",
 		"The password is too similar to the first name.", "The password is too similar to the last name."},
@@ -28,7 +29,8 @@ var createMessages = map[string][]string{
 		"Null characters are not allowed.", "Passwords do not match."},
 	"first_name": {domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserFirstName), "Null characters are not allowed."},
 	"last_name":  {domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserLastName), "Null characters are not allowed."},
-	"full_name": {domain.MsgNull, domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserFirstName), domain.MsgMaxLength(domain.MaxUserLastName),
+	"full_name": {domain.MsgNull, domain.MsgNotString, domain.MsgMaxLength(domain.MaxUserFirstName),
+		domain.MsgMaxLength(domain.MaxUserLastName),
 		"Null characters are not allowed."},
 }
 
@@ -41,8 +43,10 @@ func FuzzUserCreate(f *testing.F) {
 		`"` + strings.Repeat("😀", 60) + `"`, `""`, `" "`, `null`, `true`, `-1`, `1.5`, `1e400`, `[]`, `{}`,
 		`"\u0000"`, `"\ud800"`, `"x\u00a0y"`, `"Ada  Lovelace  Byron"`, `"Vq8#mLp2zR"`, `"12345678901"`, `"password"`}
 	base := map[string]string{"email": `"H@Example.COM"`, "password": `"Vq8#mLp2zR"`, "confirm_password": `"Vq8#mLp2zR"`}
-	f.Add(`{"email": "h@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": " Ada  Lovelace "}`)
-	f.Add(`{"email": "h@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": null, "last_name": ""}`)
+	f.Add(`{"email": "h@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", ` +
+		`"full_name": " Ada  Lovelace "}`)
+	f.Add(`{"email": "h@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", ` +
+		`"first_name": null, "last_name": ""}`)
 	f.Add(`{"email": "h@xn--bcher-kva.example", "password": "hexample-h", "confirm_password": "hexample-h"}`)
 	f.Add(`{}`)
 	for _, field := range []string{"email", "password", "confirm_password", "first_name", "last_name", "full_name"} {
@@ -67,9 +71,11 @@ func FuzzUserCreate(f *testing.F) {
 			return
 		}
 		email := u.Email
-		if !domain.ValidEmail(email) || domain.NormalizeEmail(email) != email || utf8.RuneCountInString(email) > domain.MaxEmailLength ||
+		if !domain.ValidEmail(email) || domain.NormalizeEmail(email) != email ||
+			utf8.RuneCountInString(email) > domain.MaxEmailLength ||
 			plain == "" || utf8.RuneCountInString(domain.Deref(u.FirstName)) > domain.MaxUserFirstName ||
-			utf8.RuneCountInString(domain.Deref(u.LastName)) > domain.MaxUserLastName || u.ID != "" || u.PasswordHash != "" || u.IsActive {
+			utf8.RuneCountInString(domain.Deref(u.LastName)) > domain.MaxUserLastName || u.ID != "" ||
+			u.PasswordHash != "" || u.IsActive {
 			t.Fatalf("%.200q accepted as %+v", body, u)
 		}
 		echo, err := json.Marshal(map[string]any{"email": u.Email, "password": plain, "confirm_password": plain,

@@ -40,7 +40,8 @@ func (f fixture) create(t *testing.T, token, body string) testkit.Response {
 
 func TestStaffCreatesAUserWhoCanThenLogIn(t *testing.T) {
 	f := setup(t)
-	resp := f.create(t, f.staff, `{"email": "Grace@EXAMPLE.com", "password": "Tr1cky-Compiler", "confirm_password": "Tr1cky-Compiler",
+	resp := f.create(t, f.staff,
+		`{"email": "Grace@EXAMPLE.com", "password": "Tr1cky-Compiler", "confirm_password": "Tr1cky-Compiler",
 		"first_name": "Grace", "last_name": "Hopper", "id": "ignored", "is_staff": true, "unknown": 1}`)
 	if resp.Status != http.StatusCreated {
 		t.Fatalf("status %d: %s", resp.Status, resp.Body)
@@ -73,23 +74,29 @@ func TestCreateVariants(t *testing.T) {
 	}{
 		{"without trailing slash keeps working", "", ""},
 		{"full_name split at the first white space",
-			`{"email": "a1@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "  Ada   King Lovelace "}`,
+			`{"email": "a1@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": " ` +
+				` Ada   King Lovelace "}`,
 			`{"id": "ID", "email": "a1@example.com", "first_name": "Ada", "last_name": "King Lovelace"}`},
 		{"full_name split at Unicode white space",
-			`{"email": "a6@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "Ada\u00a0\u000bLovelace"}`,
+			`{"email": "a6@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": ` +
+				`"Ada\u00a0\u000bLovelace"}`,
 			`{"id": "ID", "email": "a6@example.com", "first_name": "Ada", "last_name": "Lovelace"}`},
 		{"full_name of one word",
 			`{"email": "a2@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "Cher"}`,
 			`{"id": "ID", "email": "a2@example.com", "first_name": "Cher", "last_name": ""}`},
 		{"explicit names win over full_name",
-			`{"email": "a3@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "X Y", "first_name": "Ada"}`,
+			`{"email": "a3@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": ` +
+				`"X Y", "first_name": "Ada"}`,
 			`{"id": "ID", "email": "a3@example.com", "first_name": "Ada", "last_name": null}`},
 		{"null names",
-			`{"email": "a4@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": null, "last_name": null}`,
+			`{"email": "a4@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": ` +
+				`null, "last_name": null}`,
 			`{"id": "ID", "email": "a4@example.com", "first_name": null, "last_name": null}`},
 		{"names at their limits",
-			`{"email": "a5@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": "` + strings.Repeat("f", 50) + `", "last_name": "` + strings.Repeat("l", 100) + `"}`,
-			`{"id": "ID", "email": "a5@example.com", "first_name": "` + strings.Repeat("f", 50) + `", "last_name": "` + strings.Repeat("l", 100) + `"}`},
+			`{"email": "a5@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": "` +
+				strings.Repeat("f", 50) + `", "last_name": "` + strings.Repeat("l", 100) + `"}`,
+			`{"id": "ID", "email": "a5@example.com", "first_name": "` + strings.Repeat("f", 50) + `", "last_name": "` +
+				strings.Repeat("l", 100) + `"}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.body == "" {
@@ -112,15 +119,23 @@ func TestCreateValidation(t *testing.T) {
 	long := func(n int) string { return strings.Repeat("x", n) }
 	for _, tc := range []struct{ name, body, want string }{
 		{"nothing sent", `{}`,
-			`{"email": ["This field is required."], "password": ["This field is required."], "confirm_password": ["This field is required."]}`},
+			`{"email": ["This field is required."], "password": ["This field is required."], "confirm_password": ` +
+				`["This field is required."]}`},
 		{"bad email and blank passwords", `{"email": "not-an-email", "password": "", "confirm_password": ""}`,
-			`{"email": ["Enter a valid email address."], "password": ["This field may not be blank."], "confirm_password": ["This field may not be blank."]}`},
-		{"too long", `{"email": "` + long(250) + `@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": "` + long(51) + `", "last_name": "` + long(101) + `"}`,
-			`{"email": ["Ensure this field has no more than 255 characters."], "first_name": ["Ensure this field has no more than 50 characters."], "last_name": ["Ensure this field has no more than 100 characters."]}`},
+			`{"email": ["Enter a valid email address."], "password": ["This field may not be blank."], ` +
+				`"confirm_password": ["This field may not be blank."]}`},
+		{"too long",
+			`{"email": "` + long(250) +
+				`@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "first_name": "` + long(51) +
+				`", "last_name": "` + long(101) + `"}`,
+			`{"email": ["Ensure this field has no more than 255 characters."], "first_name": ["Ensure this field ` +
+				`has no more than 50 characters."], "last_name": ["Ensure this field has no more than 100 characters."]}`},
 		{"wrong types", `{"email": 5, "password": true, "confirm_password": ["x"], "first_name": {}}`,
-			`{"email": ["Enter a valid email address."], "password": ["Not a valid string."], "confirm_password": ["Not a valid string."], "first_name": ["Not a valid string."]}`},
+			`{"email": ["Enter a valid email address."], "password": ["Not a valid string."], "confirm_password": ` +
+				`["Not a valid string."], "first_name": ["Not a valid string."]}`},
 		{"null where not allowed", `{"email": null, "password": null, "confirm_password": null}`,
-			`{"email": ["This field may not be null."], "password": ["This field may not be null."], "confirm_password": ["This field may not be null."]}`},
+			`{"email": ["This field may not be null."], "password": ["This field may not be null."], ` +
+				`"confirm_password": ["This field may not be null."]}`},
 		{"passwords differ", `{"email": "new1@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zX"}`,
 			`{"confirm_password": ["Passwords do not match."]}`},
 		{"short", `{"email": "new2@example.com", "password": "Zq9#x", "confirm_password": "Zq9#x"}`,
@@ -129,19 +144,31 @@ func TestCreateValidation(t *testing.T) {
 			`{"password": ["This password is too common.", "This password is entirely numeric."]}`},
 		{"common", `{"email": "new4@example.com", "password": "password", "confirm_password": "password"}`,
 			`{"password": ["This password is too common."]}`},
-		{"similar to the email", `{"email": "marguerite.yourcenar@example.com", "password": "margueriteyourcenar", "confirm_password": "margueriteyourcenar"}`,
+		{"similar to the email",
+			`{"email": "marguerite.yourcenar@example.com", "password": "margueriteyourcenar", "confirm_password": ` +
+				`"margueriteyourcenar"}`,
 			`{"password": ["The password is too similar to the email."]}`},
-		{"similar to the first name", `{"email": "x1@example.com", "first_name": "Bartholomew", "password": "bartholomew1", "confirm_password": "bartholomew1"}`,
+		{"similar to the first name",
+			`{"email": "x1@example.com", "first_name": "Bartholomew", "password": "bartholomew1", ` +
+				`"confirm_password": "bartholomew1"}`,
 			`{"password": ["The password is too similar to the first name."]}`},
-		{"similar to the first name before the email", `{"email": "lovelace@example.com", "first_name": "Lovelace", "password": "lovelace1", "confirm_password": "lovelace1"}`,
+		{"similar to the first name before the email",
+			`{"email": "lovelace@example.com", "first_name": "Lovelace", "password": "lovelace1", ` +
+				`"confirm_password": "lovelace1"}`,
 			`{"password": ["The password is too similar to the first name."]}`},
-		{"similar to the last name", `{"email": "x2@example.com", "last_name": "Featherstonehaugh", "password": "featherstonehaugh", "confirm_password": "featherstonehaugh"}`,
+		{"similar to the last name",
+			`{"email": "x2@example.com", "last_name": "Featherstonehaugh", "password": "featherstonehaugh", ` +
+				`"confirm_password": "featherstonehaugh"}`,
 			`{"password": ["The password is too similar to the last name."]}`},
-		{"full_name parts too long", `{"email": "x3@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "` + long(51) + ` ` + long(101) + `"}`,
-			`{"full_name": ["Ensure this field has no more than 50 characters.", "Ensure this field has no more than 100 characters."]}`},
+		{"full_name parts too long",
+			`{"email": "x3@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR", "full_name": "` +
+				long(51) + ` ` + long(101) + `"}`,
+			`{"full_name": ["Ensure this field has no more than 50 characters.", "Ensure this field has no more ` +
+				`than 100 characters."]}`},
 		{"email taken", `{"email": "taken@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`,
 			`{"email": ["user with this email already exists."]}`},
-		{"email taken in another case", `{"email": "TAKEN@Example.COM", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`,
+		{"email taken in another case",
+			`{"email": "TAKEN@Example.COM", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`,
 			`{"email": ["user with this email already exists."]}`},
 		{"not an object", `["a"]`, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}`},
 	} {
@@ -176,17 +203,22 @@ func TestCreateAuthenticationAndPermission(t *testing.T) {
 		{"empty header", " ", body, "", 401, notProvided},
 		{"other scheme", "Basic dXNlcjpwYXNz", body, "", 401, notProvided},
 		{"bearer without token", "Bearer", body, "", 401, `{"detail": "Invalid token header. No credentials provided."}`},
-		{"token with spaces", "Bearer a b", body, "", 401, `{"detail": "Invalid token header. Token string should not contain spaces."}`},
+		{"token with spaces", "Bearer a b", body, "", 401,
+			`{"detail": "Invalid token header. Token string should not contain spaces."}`},
 		{"garbage token", "Bearer not-a-token", body, "", 401, `{"detail": "Invalid token."}`},
 		{"unknown token", "Bearer " + forged(t, plain), body, "", 401, `{"detail": "Invalid token."}`},
 		{"expired token", "Bearer " + f.db.Token(t, plain, -time.Second), body, "", 401, `{"detail": "Invalid token."}`},
 		{"inactive user", "Bearer " + inactiveToken, body, "", 401, `{"detail": "User inactive or deleted."}`},
-		{"not staff", "Bearer " + f.db.Token(t, plain, time.Hour), body, "", 403, `{"detail": "You do not have permission to perform this action."}`},
+		{"not staff", "Bearer " + f.db.Token(t, plain, time.Hour), body, "", 403,
+			`{"detail": "You do not have permission to perform this action."}`},
 		{"authentication before media type", "", body, "text/plain", 401, notProvided},
-		{"permission before body", "Bearer " + f.db.Token(t, plain, time.Hour), `[`, "", 403, `{"detail": "You do not have permission to perform this action."}`},
+		{"permission before body", "Bearer " + f.db.Token(t, plain, time.Hour), `[`, "", 403,
+			`{"detail": "You do not have permission to perform this action."}`},
 		{"scheme word in any case", "bEaReR " + f.db.Token(t, super, time.Hour), `{}`, "", 400,
-			`{"email": ["This field is required."], "password": ["This field is required."], "confirm_password": ["This field is required."]}`},
-		{"media type checked for staff", "Bearer " + f.staff, body, "text/plain", 415, `{"detail": "Unsupported media type \"text/plain\" in request."}`},
+			`{"email": ["This field is required."], "password": ["This field is required."], "confirm_password": ` +
+				`["This field is required."]}`},
+		{"media type checked for staff", "Bearer " + f.staff, body, "text/plain", 415,
+			`{"detail": "Unsupported media type \"text/plain\" in request."}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			h := map[string]string{}
@@ -238,7 +270,8 @@ func TestConcurrentCreatesOfOneEmailGiveOneUser(t *testing.T) {
 		wg.Add(1)
 		go func(i int) {
 			defer wg.Done()
-			resp := f.create(t, f.staff, `{"email": "race@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`)
+			resp := f.create(t, f.staff,
+				`{"email": "race@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`)
 			statuses[i], bodies[i] = resp.Status, string(resp.Body)
 		}(i)
 	}

@@ -173,7 +173,9 @@ func hashRows(ops []*operation, getItemOp *operation) []bench.Row {
 	}
 	// A failed login is held to a login's target: one hash and less DynamoDB.
 	for _, failed := range ops[3:] {
-		rows = append(rows, bench.Row{Name: failed.name, Stats: &failed.stats, Allocs: failed.allocs, Target: hash * 6 / 5, Rule: "1.2 × hash", Work: hash})
+		rows = append(rows,
+			bench.Row{Name: failed.name, Stats: &failed.stats, Allocs: failed.allocs, Target: hash * 6 / 5,
+				Rule: "1.2 × hash", Work: hash})
 	}
 	if getItem > 0 {
 		rt := create.stats.RoundTrips()
@@ -191,18 +193,22 @@ func printFailedLogins(out io.Writer, hash *operation, failed []*operation) {
 	for _, op := range failed {
 		p50 := op.stats.Percentile(50)
 		least, most = min(least, p50), max(most, p50)
-		p50s = append(p50s, fmt.Sprintf("%s %.2f", strings.TrimPrefix(op.name, "failed login, "), float64(p50)/float64(time.Millisecond)))
+		p50s = append(p50s,
+			fmt.Sprintf("%s %.2f", strings.TrimPrefix(op.name, "failed login, "), float64(p50)/float64(time.Millisecond)))
 	}
 	variation := hash.stats.Percentile(75) - hash.stats.Percentile(25)
-	fmt.Fprintf(out, "failed login p50 ms: %s; spread %.2f ms, argon2id hash p25–p75 %.2f ms (%s)\n", strings.Join(p50s, ", "),
+	fmt.Fprintf(out, "failed login p50 ms: %s; spread %.2f ms, argon2id hash p25–p75 %.2f ms (%s)\n",
+		strings.Join(p50s, ", "),
 		float64(most-least)/float64(time.Millisecond), float64(variation)/float64(time.Millisecond),
-		map[bool]string{true: "within the hash's own variation", false: "WIDER than the hash's own variation"}[most-least <= variation])
+		map[bool]string{true: "within the hash's own variation",
+			false: "WIDER than the hash's own variation"}[most-least <= variation])
 }
 
 // operation is one row of the table: a request sent through the gateway, or a baseline to run.
 type operation struct {
-	name    string
-	route   string                 // the stack.Route Name of the route the requests go to; none for a baseline or preflight
+	name string
+	// route is the stack.Route Name of the route the requests go to; none for a baseline or preflight.
+	route   string
 	request func() testkit.Request // the next request; bodies may differ from one request to the next
 	status  int                    // the status every request must get
 	run     func() error           // a baseline, instead of a request

@@ -79,7 +79,8 @@ type exchanges struct {
 
 func (r *Recorder) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("bench.capacity",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		func(ctx context.Context, in middleware.InitializeInput,
+			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			askForCapacity(in.Parameters)
 			ex := &exchanges{}
 			start := time.Now()
@@ -90,7 +91,8 @@ func (r *Recorder) middleware(stack *middleware.Stack) error {
 			spans := ex.spans
 			ex.mu.Unlock()
 			r.mu.Lock()
-			r.calls = append(r.calls, Call{Op: middleware.GetOperationName(ctx), Start: start, End: end, Read: read, Write: write, Wire: spans})
+			r.calls = append(r.calls,
+				Call{Op: middleware.GetOperationName(ctx), Start: start, End: end, Read: read, Write: write, Wire: spans})
 			r.mu.Unlock()
 			return out, md, err
 		}), middleware.Before)

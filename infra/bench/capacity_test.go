@@ -31,11 +31,13 @@ func TestBilled(t *testing.T) {
 	}{
 		{"GetItem as reported", &dynamodb.GetItemInput{}, &dynamodb.GetItemOutput{ConsumedCapacity: capacity(0.5)}, 0.5, 0},
 		{"Query as reported", &dynamodb.QueryInput{}, &dynamodb.QueryOutput{ConsumedCapacity: capacity(1)}, 1, 0},
-		{"UpdateItem as reported", &dynamodb.UpdateItemInput{}, &dynamodb.UpdateItemOutput{ConsumedCapacity: capacity(2)}, 0, 2},
+		{"UpdateItem as reported", &dynamodb.UpdateItemInput{},
+			&dynamodb.UpdateItemOutput{ConsumedCapacity: capacity(2)}, 0, 2},
 		{"failed call", &dynamodb.PutItemInput{}, nil, 0, 0},
 		{"no capacity returned", &dynamodb.PutItemInput{}, &dynamodb.PutItemOutput{}, 0, 0},
 		{"BatchGetItem: absent keys cost a unit each, strongly consistent",
-			&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"t": {Keys: keys(3), ConsistentRead: aws.Bool(true)}}},
+			&dynamodb.BatchGetItemInput{RequestItems: map[string]types.KeysAndAttributes{"t": {Keys: keys(3),
+				ConsistentRead: aws.Bool(true)}}},
 			&dynamodb.BatchGetItemOutput{ConsumedCapacity: []types.ConsumedCapacity{*capacity(1)},
 				Responses: map[string][]map[string]types.AttributeValue{"t": keys(1)}},
 			3, 0},
@@ -124,7 +126,8 @@ func TestStats(t *testing.T) {
 		calls[0].Read, calls[1].Write = 1, 2
 		s.Add(time.Duration(i)*time.Millisecond, calls)
 	}
-	if p50, p99, p100 := s.Percentile(50), s.Percentile(99), s.Percentile(100); p50 != 50*time.Millisecond || p99 != 99*time.Millisecond || p100 != 100*time.Millisecond {
+	if p50, p99, p100 := s.Percentile(50), s.Percentile(99), s.Percentile(100); p50 != 50*time.Millisecond ||
+		p99 != 99*time.Millisecond || p100 != 100*time.Millisecond {
 		t.Errorf("percentiles %v %v %v", p50, p99, p100)
 	}
 	if s.RoundTrips() != 2 || s.MaxRoundTrips() != 2 || s.Calls() != 3 {
@@ -209,7 +212,8 @@ func TestRecorderTimesTheWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"),
-		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "a"}, "SK": &types.AttributeValueMemberS{Value: "b"}}})
+		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "a"},
+			"SK": &types.AttributeValueMemberS{Value: "b"}}})
 	if err != nil {
 		t.Fatal(err)
 	}

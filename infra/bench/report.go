@@ -164,7 +164,8 @@ func (r Row) BelowFloor() bool { return r.Target > 0 && r.Floor() > r.Target }
 // WriteTable prints the rows as an aligned table, then a line per operation whose round trips varied.
 func WriteTable(w io.Writer, rows []Row) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "operation\tround trips\tcalls\tp50 ms\tp99 ms\tallocs/op\tRCU\tWCU\t$/million\ttarget ms\t(rule)\tp50/target\tmet\t")
+	fmt.Fprintln(tw,
+		"operation\tround trips\tcalls\tp50 ms\tp99 ms\tallocs/op\tRCU\tWCU\t$/million\ttarget ms\t(rule)\tp50/target\tmet\t")
 	var varied []string
 	for _, r := range rows {
 		s := r.Stats
@@ -209,7 +210,8 @@ func WriteBreakdown(w io.Writer, rows []Row) error {
 			if len(d) < len(s.samples) {
 				note = fmt.Sprintf(", %d of %d", len(d), len(s.samples))
 			}
-			calls = append(calls, fmt.Sprintf("%s %s (%s%s)", key, ms(percentile(d, 50)), ms(percentile(s.perWire[key], 50)), note))
+			calls = append(calls,
+				fmt.Sprintf("%s %s (%s%s)", key, ms(percentile(d, 50)), ms(percentile(s.perWire[key], 50)), note))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", r.Name, ms(s.Percentile(50)), ms(percentile(s.waited, 50)),
 			ms(s.Own(50)), ms(percentile(s.sdk, 50)), strings.Join(calls, ", "))

@@ -13,7 +13,8 @@ import (
 func (w *world) operations() (store, hashed []*operation) {
 	store = []*operation{w.getItem(), w.getInvitation(), w.patchInvitation(), w.list(false), w.list(true),
 		w.getComment(false), w.getComment(true), w.putComment(), w.patchComment(), w.preflight(),
-		w.createComment(), w.deleteComment(), w.listInvitations(), w.listAllInvitations(), w.createInvitation(), w.deleteInvitation(), w.logout()}
+		w.createComment(), w.deleteComment(), w.listInvitations(), w.listAllInvitations(), w.createInvitation(),
+		w.deleteInvitation(), w.logout()}
 	hashed = append([]*operation{w.hash(), w.login(), w.createUser()}, w.failedLogins()...)
 	return store, hashed
 }

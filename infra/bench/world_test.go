@@ -64,8 +64,9 @@ func newWorld(b *testing.B) *world {
 	}
 	// The invitation e-mail goes to an outbox, so that creating an invitation records email_sent as it
 	// does in AWS (where SES takes the outbox's place).
-	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: config.DefaultInvitationTTL, CORSAllowedOrigins: []string{corsOrigin},
-		OutboxDir: b.TempDir(), InvitationURL: config.DefaultInvitationURL}
+	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: config.DefaultInvitationTTL,
+		CORSAllowedOrigins: []string{corsOrigin},
+		OutboxDir:          b.TempDir(), InvitationURL: config.DefaultInvitationURL}
 	handlers := map[string]http.Handler{}
 	for id, h := range stack.Handlers(dynamo.New(client, db.Table), testkit.Log(b), cfg, time.Now) {
 		handlers[id] = h
@@ -74,12 +75,14 @@ func newWorld(b *testing.B) *world {
 	w.staff = db.User(b, testkit.NewUser{Staff: true})
 	w.alice = db.User(b, testkit.NewUser{FirstName: domain.Ptr("Alice"), LastName: domain.Ptr("Liddell")})
 	w.amy = db.User(b, testkit.NewUser{FirstName: domain.Ptr("Amy"), LastName: domain.Ptr("Pond")})
-	w.staffToken, w.aliceToken, w.amyToken = db.Token(b, w.staff, time.Hour), db.Token(b, w.alice, time.Hour), db.Token(b, w.amy, time.Hour)
+	w.staffToken, w.aliceToken, w.amyToken = db.Token(b, w.staff, time.Hour), db.Token(b, w.alice,
+		time.Hour), db.Token(b, w.amy, time.Hour)
 	w.load(b, cfg)
-	_, err = client.PutItem(context.Background(), &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: map[string]types.AttributeValue{
-		"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
-		"value": &types.AttributeValueMemberS{Value: "a small item"},
-	}})
+	_, err = client.PutItem(context.Background(),
+		&dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
+			"value": &types.AttributeValueMemberS{Value: "a small item"},
+		}})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -94,7 +97,8 @@ func (w *world) load(b *testing.B, cfg config.Config) {
 	b.Helper()
 	acme, aliceMember, globex := uuid.NewString(), uuid.NewString(), uuid.NewString()
 	folios := []string{uuid.NewString(), uuid.NewString()}
-	w.acme, w.globex, w.invitation, w.object, w.created = acme, globex, uuid.NewString(), uuid.NewString(), uuid.NewString()
+	w.acme, w.globex = acme, globex
+	w.invitation, w.object, w.created = uuid.NewString(), uuid.NewString(), uuid.NewString()
 	f := fixture.File{
 		Organizations: []fixture.Organization{{ID: acme, Name: "Acme Analytics"}, {ID: globex, Name: "Globex"}},
 		Members: []fixture.Member{
@@ -109,8 +113,9 @@ func (w *world) load(b *testing.B, cfg config.Config) {
 			Email: "invitee@example.com", FirstName: domain.Ptr("Bob"), AccessiblePortfolioIDs: folios}},
 	}
 	for i := range 49 {
-		f.Invitations = append(f.Invitations, fixture.Invitation{ID: uuid.NewString(), OrganizationID: acme, InviterMemberID: aliceMember,
-			Email: fmt.Sprintf("invitee-%d@example.com", i), AccessiblePortfolioIDs: folios[:1]})
+		f.Invitations = append(f.Invitations,
+			fixture.Invitation{ID: uuid.NewString(), OrganizationID: acme, InviterMemberID: aliceMember,
+				Email: fmt.Sprintf("invitee-%d@example.com", i), AccessiblePortfolioIDs: folios[:1]})
 	}
 	base := time.Now().UTC().Add(-time.Hour)
 	for i := range 100 {
@@ -138,9 +143,10 @@ func (w *world) getItem() *operation {
 	var in *dynamodb.GetItemInput // built at the first run: the operations are listed before the world is
 	return &operation{name: "raw GetItem (baseline)", run: func() error {
 		if in == nil {
-			in = &dynamodb.GetItemInput{TableName: aws.String(w.db.Table), ConsistentRead: aws.Bool(true), Key: map[string]types.AttributeValue{
-				"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
-			}}
+			in = &dynamodb.GetItemInput{TableName: aws.String(w.db.Table), ConsistentRead: aws.Bool(true),
+				Key: map[string]types.AttributeValue{
+					"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
+				}}
 		}
 		out, err := w.client.GetItem(context.Background(), in)
 		if err == nil && out.Item == nil {
@@ -151,16 +157,20 @@ func (w *world) getItem() *operation {
 }
 
 func (w *world) getInvitation() *operation {
-	return &operation{name: "GET invitation", route: "GET " + invitations.InvitationPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.amyToken}
-	}}
+	return &operation{name: "GET invitation", route: "GET " + invitations.InvitationPath, status: 200,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + w.invitation + "/",
+				Token: w.amyToken}
+		}}
 }
 
 func (w *world) patchInvitation() *operation {
-	return &operation{name: "PATCH invitation", route: "PATCH " + invitations.InvitationPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + w.invitation + "/", Token: w.aliceToken,
-			Body: fmt.Sprintf(`{"first_name": "Bob %d"}`, w.next())}
-	}}
+	return &operation{name: "PATCH invitation", route: "PATCH " + invitations.InvitationPath, status: 200,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + w.invitation + "/",
+				Token: w.aliceToken,
+				Body:  fmt.Sprintf(`{"first_name": "Bob %d"}`, w.next())}
+		}}
 }
 
 func (w *world) list(tagged bool) *operation {
@@ -184,17 +194,19 @@ func (w *world) getComment(own bool) *operation {
 }
 
 func (w *world) putComment() *operation {
-	return &operation{name: "PUT comment", route: "PUT " + comments.ItemPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
-			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "Replaced text %d."}`, w.object, w.next())}
-	}}
+	return &operation{name: "PUT comment", route: "PUT " + comments.ItemPath, status: 200,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
+				Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "Replaced text %d."}`, w.object, w.next())}
+		}}
 }
 
 func (w *world) patchComment() *operation {
-	return &operation{name: "PATCH comment", route: "PATCH " + comments.ItemPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
-			Body: fmt.Sprintf(`{"text": "Edited text %d."}`, w.next())}
-	}}
+	return &operation{name: "PATCH comment", route: "PATCH " + comments.ItemPath, status: 200,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + w.edited + "/", Token: w.aliceToken,
+				Body: fmt.Sprintf(`{"text": "Edited text %d."}`, w.next())}
+		}}
 }
 
 // preflight is a browser's CORS preflight before a PATCH of a comment: answered by the router
@@ -202,7 +214,8 @@ func (w *world) patchComment() *operation {
 func (w *world) preflight() *operation {
 	return &operation{name: "CORS preflight", status: 204, undeclared: true, request: func() testkit.Request {
 		return testkit.Request{Method: "OPTIONS", Path: "/api/v1/comments/" + w.edited + "/", Header: map[string]string{
-			"Origin": corsOrigin, "Access-Control-Request-Method": "PATCH", "Access-Control-Request-Headers": "authorization, content-type",
+			"Origin": corsOrigin, "Access-Control-Request-Method": "PATCH",
+			"Access-Control-Request-Headers": "authorization, content-type",
 		}}
 	}}
 }
@@ -234,15 +247,16 @@ func (w *world) login() *operation {
 func (w *world) failedLogin(name string, account func(n int) (email, password string)) *operation {
 	var n int
 	var email, plain string
-	return &operation{name: "failed login, " + name, route: "POST " + auth.LoginPath, status: 400, request: func() testkit.Request {
-		if n%(domain.LoginFailuresPerEmail/2) == 0 {
-			email, plain = account(n)
-		}
-		n++
-		body := fmt.Sprintf(`{"username": "%s", "password": "%s"}`, email, plain)
-		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body,
-			RemoteAddr: fmt.Sprintf("10.%d.%d.%d:4000", n>>16&255, n>>8&255, n&255)}
-	}}
+	return &operation{name: "failed login, " + name, route: "POST " + auth.LoginPath, status: 400,
+		request: func() testkit.Request {
+			if n%(domain.LoginFailuresPerEmail/2) == 0 {
+				email, plain = account(n)
+			}
+			n++
+			body := fmt.Sprintf(`{"username": "%s", "password": "%s"}`, email, plain)
+			return testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Body: body,
+				RemoteAddr: fmt.Sprintf("10.%d.%d.%d:4000", n>>16&255, n>>8&255, n&255)}
+		}}
 }
 
 // failedLogins are the four ways a login fails, which must take the same time.
@@ -263,7 +277,8 @@ func (w *world) failedLogins() []*operation {
 func (w *world) createUser() *operation {
 	return &operation{name: "create user", route: "POST " + users.UsersPath, status: 201, request: func() testkit.Request {
 		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: w.staffToken,
-			Body: fmt.Sprintf(`{"email": "new-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, w.next())}
+			Body: fmt.Sprintf(`{"email": "new-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": `+
+				`"Vq8#mLp2zR"}`, w.next())}
 	}}
 }
 
@@ -271,10 +286,12 @@ func (w *world) createUser() *operation {
 // the clock starts and before the recorder is reset, through the API (checked against openapi.yaml).
 
 func (w *world) createComment() *operation {
-	return &operation{name: "POST comment", route: "POST " + comments.ListPath, status: 201, request: func() testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: w.aliceToken,
-			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "New comment %d.", "tag": "t"}`, w.created, w.next())}
-	}}
+	return &operation{name: "POST comment", route: "POST " + comments.ListPath, status: 201,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: w.aliceToken,
+				Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "New comment %d.", "tag": "t"}`,
+					w.created, w.next())}
+		}}
 }
 
 func (w *world) deleteComment() *operation {
@@ -282,16 +299,18 @@ func (w *world) deleteComment() *operation {
 }
 
 func (w *world) listInvitations() *operation {
-	return &operation{name: "invitation list, page 1 of 50", route: "GET " + invitations.InvitationsPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.amyToken}
-	}}
+	return &operation{name: "invitation list, page 1 of 50", route: "GET " + invitations.InvitationsPath,
+		status: 200, request: func() testkit.Request {
+			return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.amyToken}
+		}}
 }
 
 // listAllInvitations is staff's list of every invitation: Acme's 50, as the POSTs below delete theirs.
 func (w *world) listAllInvitations() *operation {
-	return &operation{name: "invitation list as staff, page 1 of 50", route: "GET " + invitations.InvitationsPath, status: 200, request: func() testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.staffToken}
-	}}
+	return &operation{name: "invitation list as staff, page 1 of 50",
+		route: "GET " + invitations.InvitationsPath, status: 200, request: func() testkit.Request {
+			return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: w.staffToken}
+		}}
 }
 
 // inviter is the token the next invitation is created with: alice's, then, each time its holder has
@@ -312,15 +331,16 @@ func (w *world) inviter() string {
 }
 
 func (w *world) createInvitation() *operation {
-	return &operation{name: "POST invitation", route: "POST " + invitations.InvitationsPath, status: 201, request: func() testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: w.inviter(),
-			Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.globex, w.next())}
-	}, cleanup: func(post testkit.Request, answer []byte) {
-		del := w.deletion(post, answer)
-		if resp := testkit.Do(w.tb, w.gw, del); resp.Status != 204 {
-			w.tb.Fatalf("%s %s: %d %s", del.Method, del.Path, resp.Status, resp.Body)
-		}
-	}}
+	return &operation{name: "POST invitation", route: "POST " + invitations.InvitationsPath, status: 201,
+		request: func() testkit.Request {
+			return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: w.inviter(),
+				Body: fmt.Sprintf(`{"organization_id": "%s", "email": "guest-%d@example.com", "role": 1}`, w.globex, w.next())}
+		}, cleanup: func(post testkit.Request, answer []byte) {
+			del := w.deletion(post, answer)
+			if resp := testkit.Do(w.tb, w.gw, del); resp.Status != 204 {
+				w.tb.Fatalf("%s %s: %d %s", del.Method, del.Path, resp.Status, resp.Body)
+			}
+		}}
 }
 
 func (w *world) deleteInvitation() *operation {

@@ -27,8 +27,10 @@ func TestBootstrapLinksCarryTheStage(t *testing.T) {
 	db := testkit.NewDB(t)
 	db.LoadDemo(t, time.Now(), 7*24*time.Hour)
 	evs, bins := build(t, "AuthFunction", "CommentsFunction")
-	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"), "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
-	call := func(t *testing.T, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
+	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"),
+		"TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
+	call := func(t *testing.T, p *Process, method, pathQuery, token,
+		body string) (events.APIGatewayProxyResponse, map[string]any) {
 		t.Helper()
 		return invoke(t, evs, p, method, pathQuery, token, body)
 	}
@@ -48,7 +50,8 @@ func TestBootstrapLinksCarryTheStage(t *testing.T) {
 		if resp.StatusCode != http.StatusOK {
 			t.Fatalf("page 1: %d %s", resp.StatusCode, resp.Body)
 		}
-		if want := stage + "content_type=report&object_id=" + DemoReportID + "&page=2&page_size=2"; page1["next"] != want || page1["previous"] != nil {
+		want := stage + "content_type=report&object_id=" + DemoReportID + "&page=2&page_size=2"
+		if page1["next"] != want || page1["previous"] != nil {
 			t.Errorf("page 1 links: next %v, previous %v; want next %s, previous null", page1["next"], page1["previous"], want)
 		}
 		if results, _ := page1["results"].([]any); len(results) != 2 {
@@ -81,7 +84,8 @@ func startProcess(t *testing.T, b Bootstrap, env Settings) *Process {
 
 // invoke sends the event for the request through the Runtime API and checks the answer against
 // openapi.yaml, as every handler test does; it returns the proxy response and its body as an object.
-func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body string) (events.APIGatewayProxyResponse, map[string]any) {
+func invoke(t *testing.T, evs *Events, p *Process, method, pathQuery, token,
+	body string) (events.APIGatewayProxyResponse, map[string]any) {
 	t.Helper()
 	resp := send(t, evs, p, method, pathQuery, token, body)
 	header := responseHeader(resp)
@@ -106,7 +110,8 @@ func send(t *testing.T, evs *Events, p *Process, method, pathQuery, token, body 
 		t.Fatal(err)
 	}
 	if ev.RequestContext.Path != "/Prod"+strings.SplitN(pathQuery, "?", 2)[0] || ev.RequestContext.Stage != "Prod" {
-		t.Fatalf("event for %s: requestContext path %q stage %q, want the Prod stage", pathQuery, ev.RequestContext.Path, ev.RequestContext.Stage)
+		t.Fatalf("event for %s: requestContext path %q stage %q, want the Prod stage", pathQuery,
+			ev.RequestContext.Path, ev.RequestContext.Stage)
 	}
 	payload, err := json.Marshal(ev)
 	if err != nil {

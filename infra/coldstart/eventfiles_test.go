@@ -133,7 +133,8 @@ func TestEveryEventFileIsAnswered(t *testing.T) {
 	functions := slices.Sorted(mapKeys(byFunction))
 	_, bins := build(t, functions...)
 	docsFiles(t, root, bins)
-	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"), "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
+	env := Settings{"TABLE_NAME": db.Table, "DYNAMODB_ENDPOINT": os.Getenv("DYNAMODB_ENDPOINT"),
+		"TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}
 	tokens := demoTokens(t, root, files, bins, env)
 
 	for _, b := range bins {
@@ -176,7 +177,8 @@ func answerEventFile(t *testing.T, p *Process, f eventFile, tokens map[string]st
 	t.Helper()
 	ev := f.Event
 	withToken := func(v string) string {
-		return tokenPlaceholder.ReplaceAllStringFunc(v, func(m string) string { return tokens[tokenPlaceholder.FindStringSubmatch(m)[1]] })
+		return tokenPlaceholder.ReplaceAllStringFunc(v,
+			func(m string) string { return tokens[tokenPlaceholder.FindStringSubmatch(m)[1]] })
 	}
 	ev.Headers, ev.MultiValueHeaders = map[string]string{}, map[string][]string{}
 	for k, v := range f.Event.Headers {
@@ -206,7 +208,8 @@ func answerEventFile(t *testing.T, p *Process, f eventFile, tokens map[string]st
 	}
 	// What API Gateway's access log holds as requestId is what the function logged and answered.
 	if got := header.Get("X-Request-Id"); got != f.Event.RequestContext.RequestID {
-		t.Errorf("%s: X-Request-Id %q, want the event's requestContext.requestId %q", f.Name, got, f.Event.RequestContext.RequestID)
+		t.Errorf("%s: X-Request-Id %q, want the event's requestContext.requestId %q", f.Name, got,
+			f.Event.RequestContext.RequestID)
 	}
 	if strings.HasPrefix(f.Event.Path, "/api/v1/") {
 		u := url.URL{Path: f.Event.Path, RawQuery: url.Values(f.Event.MultiValueQueryStringParameters).Encode()}
@@ -215,7 +218,8 @@ func answerEventFile(t *testing.T, p *Process, f eventFile, tokens map[string]st
 	}
 	// The docs function's page, asset and schema: what it serves, whole.
 	if ct := header.Get("Content-Type"); !strings.Contains(ct, docsContentType(f.Event.Path)) || len(resp.Body) < 100 {
-		t.Errorf("%s: Content-Type %q and %d bytes, want a whole %s", f.Name, ct, len(resp.Body), docsContentType(f.Event.Path))
+		t.Errorf("%s: Content-Type %q and %d bytes, want a whole %s", f.Name, ct, len(resp.Body),
+			docsContentType(f.Event.Path))
 	}
 }
 
@@ -278,7 +282,8 @@ func demoTokens(t *testing.T, root string, files []eventFile, bins []Bootstrap, 
 			if u < 0 {
 				t.Fatalf("%s asks a token of %s, who is not a user of the demo fixture", f.Name, email)
 			}
-			resp, user := invoke(t, evs, auth, http.MethodPost, "/api/v1/auth/login", "", LoginBody(email, fixture.Users[u].Password))
+			resp, user := invoke(t, evs, auth, http.MethodPost, "/api/v1/auth/login", "",
+				LoginBody(email, fixture.Users[u].Password))
 			token, _ := user["token"].(string)
 			if resp.StatusCode != http.StatusCreated || token == "" || user["email"] != email {
 				t.Fatalf("login as %s: %d %s", email, resp.StatusCode, resp.Body)

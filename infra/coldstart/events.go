@@ -50,7 +50,8 @@ func NewEvents(templatePath string) (*Events, error) {
 
 // Event is the event for method and pathQuery ("/api/v1/…?…", sent under /Prod), with a Bearer token
 // when token is set and a JSON body when body is; function is the logical id of the route's function.
-func (e *Events) Event(method, pathQuery, token, body string) (ev events.APIGatewayProxyRequest, function string, err error) {
+func (e *Events) Event(method, pathQuery, token,
+	body string) (ev events.APIGatewayProxyRequest, function string, err error) {
 	r := httptest.NewRequest(method, "https://"+APIHost+"/Prod"+pathQuery, strings.NewReader(body))
 	r.RemoteAddr = "198.51.100.7:50123"
 	r.Header.Set("User-Agent", "coldstart/1.0")
@@ -100,7 +101,8 @@ func (e *Events) Scenarios(token, runID string) ([]Scenario, error) {
 		}}, nil
 	}
 	list := "/api/v1/comments/?content_type=report&object_id=" + DemoReportID + "&page_size=5"
-	login, err := fixed(http.MethodPost, "/api/v1/auth/login", LoginBody(DemoAdminEmail, DemoAdminPassword), http.StatusCreated)
+	login, err := fixed(http.MethodPost, "/api/v1/auth/login", LoginBody(DemoAdminEmail, DemoAdminPassword),
+		http.StatusCreated)
 	if err != nil {
 		return nil, err
 	}
@@ -115,10 +117,12 @@ func (e *Events) Scenarios(token, runID string) ([]Scenario, error) {
 	hello := comments
 	hello.Function = HelloWorld
 	users := Scenario{Function: "UsersFunction", Status: http.StatusCreated, Next: func(i int) ([]byte, error) {
-		b, _, err := e.Payload(http.MethodPost, "/api/v1/users/", token, NewUserBody(fmt.Sprintf("coldstart-%s-%d@example.com", runID, i)))
+		b, _, err := e.Payload(http.MethodPost, "/api/v1/users/", token,
+			NewUserBody(fmt.Sprintf("coldstart-%s-%d@example.com", runID, i)))
 		return b, err
 	}}
-	if _, fn, err := e.Payload(http.MethodPost, "/api/v1/users/", token, NewUserBody("x@example.com")); err != nil || fn != users.Function {
+	if _, fn, err := e.Payload(http.MethodPost, "/api/v1/users/", token,
+		NewUserBody("x@example.com")); err != nil || fn != users.Function {
 		return nil, fmt.Errorf("scenarios: POST /api/v1/users/ is served by %q, not %s: %v", fn, users.Function, err)
 	}
 	return []Scenario{login, users, invitation, comments, hello}, nil

@@ -83,9 +83,12 @@ func printInitTrace(ctx context.Context, out io.Writer, bins []Bootstrap, s Sett
 		for _, d := range t.ByPackage {
 			total += d
 		}
-		fmt.Fprintf(out, "  %-20s exec→/next %s: package inits done at %s (their own time %s, %d KiB allocated), then %s to the first /next\n",
+		fmt.Fprintf(out,
+			"  %-20s exec→/next %s: package inits done at %s (their own time %s, %d KiB allocated), then %s to "+
+				"the first /next\n",
 			b.Function, ms(t.InitPhase), ms(t.PackagesDone), ms(total), t.Allocated>>10, ms(t.InitPhase-t.PackagesDone))
-		pkgs := slices.SortedFunc(maps.Keys(t.ByPackage), func(a, b string) int { return cmp.Compare(t.ByPackage[b], t.ByPackage[a]) })
+		pkgs := slices.SortedFunc(maps.Keys(t.ByPackage),
+			func(a, b string) int { return cmp.Compare(t.ByPackage[b], t.ByPackage[a]) })
 		for _, pkg := range pkgs[:min(6, len(pkgs))] {
 			fmt.Fprintf(out, "      %8s  %s\n", ms(t.ByPackage[pkg]), pkg)
 		}

@@ -22,7 +22,8 @@ import (
 
 var (
 	straceOpen    = regexp.MustCompile(`open(?:at)?\((?:AT_FDCWD, )?"([^"]+)".*\) = (-?\d+)(?: (\w+))?`)
-	straceConnect = regexp.MustCompile(`connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), (?:sin_addr=inet_addr\("([^"]+)"\)|.*inet_pton\(AF_INET6, "([^"]+)")`)
+	straceConnect = regexp.MustCompile(`connect\(\d+, \{sa_family=AF_INET6?, sin6?_port=htons\((\d+)\), ` +
+		`(?:sin_addr=inet_addr\("([^"]+)"\)|.*inet_pton\(AF_INET6, "([^"]+)")`)
 )
 
 // TraceLookups returns what one cold start of b opened and connected to beyond the unavoidable.
@@ -83,7 +84,9 @@ func printLookups(ctx context.Context, out io.Writer, bins []Bootstrap, s Settin
 		fmt.Fprintln(out, "\nlookups at cold start: strace is not installed, skipped")
 		return nil
 	}
-	fmt.Fprintf(out, "\nlookups at cold start (strace; besides /proc, /sys and the Runtime API; DynamoDB is %s):\n", s["DYNAMODB_ENDPOINT"])
+	fmt.Fprintf(out,
+		"\nlookups at cold start (strace; besides /proc, /sys and the Runtime API; DynamoDB is %s):\n",
+		s["DYNAMODB_ENDPOINT"])
 	for k, b := range bins {
 		found, err := TraceLookups(ctx, b, s, scenarios[k])
 		if err != nil {

@@ -41,11 +41,16 @@ func main() {
 	var o options
 	flag.IntVar(&o.cold, "cold", 20, "cold starts per bootstrap")
 	flag.IntVar(&o.warm, "warm", 200, "warm invocations per bootstrap")
-	flag.IntVar(&o.memory, "memory", 10000, "warm comment-list invocations before reading CommentsFunction's peak RSS (0 skips)")
-	flag.BoolVar(&o.inittrace, "inittrace", false, "also run each bootstrap once with GODEBUG=inittrace=1 and show where its init goes")
-	flag.BoolVar(&o.lookups, "lookups", true, "also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
-	flag.StringVar(&o.flags, "flags", "", "go build flags for every bootstrap instead of the Makefile's GOFLAGS_LAMBDA, to compare a variant")
-	flag.StringVar(&o.env, "env", "", "space-separated NAME=value settings added to every bootstrap's environment (e.g. GOGC=200), to compare a variant")
+	flag.IntVar(&o.memory, "memory", 10000,
+		"warm comment-list invocations before reading CommentsFunction's peak RSS (0 skips)")
+	flag.BoolVar(&o.inittrace, "inittrace", false,
+		"also run each bootstrap once with GODEBUG=inittrace=1 and show where its init goes")
+	flag.BoolVar(&o.lookups, "lookups", true,
+		"also run each bootstrap once under strace (when installed) and list the files and addresses it reaches")
+	flag.StringVar(&o.flags, "flags", "",
+		"go build flags for every bootstrap instead of the Makefile's GOFLAGS_LAMBDA, to compare a variant")
+	flag.StringVar(&o.env, "env", "",
+		"space-separated NAME=value settings added to every bootstrap's environment (e.g. GOGC=200), to compare a variant")
 	flag.BoolVar(&o.doc, "doc", true, "also write the report into docs/PERFORMANCE.md's coldstart section")
 	flag.Parse()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
@@ -99,7 +104,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 	if o.flags != "" {
 		flags = strings.Fields(o.flags)
 	}
-	bins, err := Build(ctx, root, dir, []string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction", HelloWorld}, flags)
+	bins, err := Build(ctx, root, dir,
+		[]string{"AuthFunction", "UsersFunction", "InvitationsFunction", "CommentsFunction", HelloWorld}, flags)
 	if err != nil {
 		return err
 	}
@@ -130,7 +136,8 @@ func run(ctx context.Context, o options, out io.Writer) error {
 			return fmt.Errorf("scenario %d is %s's, bootstrap %d is %s", k, scenarios[k].Function, k, bins[k].Function)
 		}
 	}
-	fmt.Fprintf(out, "%d cold starts and %d warm invocations per bootstrap (%s/%s build, %s; %s) …\n", o.cold, o.warm, runtime.GOOS, runtime.GOARCH,
+	fmt.Fprintf(out, "%d cold starts and %d warm invocations per bootstrap (%s/%s build, %s; %s) …\n", o.cold,
+		o.warm, runtime.GOOS, runtime.GOARCH,
 		strings.Join(flags, " "), time.Now().Format(time.RFC3339))
 	rows, err := measure(ctx, bins, settings, scenarios, o)
 	if err != nil {
@@ -181,7 +188,8 @@ func demoTable(ctx context.Context, root, endpoint string) (Settings, func(), er
 		cleanup()
 		return nil, nil, fmt.Errorf("load the demo fixture: %w", err)
 	}
-	return Settings{"TABLE_NAME": table, "DYNAMODB_ENDPOINT": endpoint, "TOKEN_TTL": "24h", "INVITATION_TTL": "168h"}, cleanup, nil
+	return Settings{"TABLE_NAME": table, "DYNAMODB_ENDPOINT": endpoint, "TOKEN_TTL": "24h",
+		"INVITATION_TTL": "168h"}, cleanup, nil
 }
 
 // Login gets the demo administrator's token through the AuthFunction bootstrap itself.
@@ -275,7 +283,8 @@ func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scen
 		var inits, calls, firsts, cpus []time.Duration
 		var faults []int64
 		for _, c := range cold[k] {
-			inits, calls, firsts, cpus = append(inits, c.Init), append(calls, c.First-c.Init), append(firsts, c.First), append(cpus, c.CPU)
+			inits, calls = append(inits, c.Init), append(calls, c.First-c.Init)
+			firsts, cpus = append(firsts, c.First), append(cpus, c.CPU)
 			faults = append(faults, c.Faults)
 		}
 		rss, err := procs[k].PeakRSS()
@@ -286,7 +295,8 @@ func measure(ctx context.Context, bins []Bootstrap, s Settings, scenarios []Scen
 		if err != nil {
 			return nil, err
 		}
-		rows[k] = Row{Function: b.Function, Size: b.Size, Init: Median(inits), FirstCall: Median(calls), Cold: Median(firsts), ColdP90: Percentile(firsts, 90),
+		rows[k] = Row{Function: b.Function, Size: b.Size, Init: Median(inits), FirstCall: Median(calls),
+			Cold: Median(firsts), ColdP90: Percentile(firsts, 90),
 			Warm: Median(warm[k]), WarmP90: Percentile(warm[k], 90), PeakRSS: rss, ColdCPU: Median(cpus), Faults: Median(faults),
 			WarmCPU: (cpuAfter - cpuBefore[k]) / time.Duration(max(o.warm, 1))}
 	}
@@ -300,7 +310,8 @@ func printMemory(ctx context.Context, out io.Writer, b Bootstrap, s Settings, sc
 		return err
 	}
 	defer p.Stop()
-	fmt.Fprintf(out, "\npeak RSS (VmHWM) of one %s process over %d warm invocations of %s:\n", b.Function, n, "GET comment list")
+	fmt.Fprintf(out, "\npeak RSS (VmHWM) of one %s process over %d warm invocations of %s:\n", b.Function, n,
+		"GET comment list")
 	for done, next := 0, 1; done < n; {
 		batch := min(next, n) - done
 		ds, err := Warm(ctx, p, sc, 300_000+done, batch)

@@ -59,7 +59,8 @@ func ColdStart(ctx context.Context, b Bootstrap, s Settings, sc Scenario, i int)
 	if err != nil {
 		return ColdSample{}, err
 	}
-	return ColdSample{Init: p.API.InitDone().Sub(p.Started), First: res.Received.Sub(p.Started), CPU: cpu, Faults: faults}, nil
+	return ColdSample{Init: p.API.InitDone().Sub(p.Started), First: res.Received.Sub(p.Started), CPU: cpu,
+		Faults: faults}, nil
 }
 
 // Warm times n invocations of an already started process, each from handing the event over to the
@@ -124,7 +125,9 @@ func PrintTable(w io.Writer, rows []Row) {
 		}
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "function\tsize\tinit\t1st call\tcold p50\tcold p90\twarm p50\twarm p90\tcold penalty\t÷ hello's\ttarget\tpeak RSS\tCPU cold\tCPU warm\tfaults cold\t")
+	fmt.Fprintln(tw,
+		"function\tsize\tinit\t1st call\tcold p50\tcold p90\twarm p50\twarm p90\tcold penalty\t÷ "+
+			"hello's\ttarget\tpeak RSS\tCPU cold\tCPU warm\tfaults cold\t")
 	for _, r := range rows {
 		ratio, verdict := "-", "-"
 		if base.Penalty() > 0 && r.Function != HelloWorld {
@@ -135,7 +138,8 @@ func PrintTable(w io.Writer, rows []Row) {
 				verdict = "MISS"
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Function, mib(r.Size), ms(r.Init), ms(r.FirstCall), ms(r.Cold), ms(r.ColdP90),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.Function, mib(r.Size),
+			ms(r.Init), ms(r.FirstCall), ms(r.Cold), ms(r.ColdP90),
 			ms(r.Warm), ms(r.WarmP90), ms(r.Penalty()), ratio, verdict, mib(r.PeakRSS), ms(r.ColdCPU), ms(r.WarmCPU), r.Faults)
 	}
 	_ = tw.Flush()

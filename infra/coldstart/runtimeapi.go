@@ -150,7 +150,8 @@ func (r *RuntimeAPI) next(w http.ResponseWriter, req *http.Request) {
 		h.Set(headerRequestID, inv.id)
 		h.Set(headerDeadline, strconv.FormatInt(time.Now().Add(functionTimeout).UnixMilli(), 10))
 		h.Set(headerFunctionARN, fmt.Sprintf(functionARNFormat, r.function))
-		h.Set(headerTraceID, "Root=1-"+strconv.FormatInt(time.Now().Unix(), 16)+"-"+strings.ReplaceAll(inv.id, "-", "")[:24]+";Sampled=0")
+		h.Set(headerTraceID,
+			"Root=1-"+strconv.FormatInt(time.Now().Unix(), 16)+"-"+strings.ReplaceAll(inv.id, "-", "")[:24]+";Sampled=0")
 		h.Set("Content-Type", "application/json")
 		w.WriteHeader(http.StatusOK)
 		_, _ = w.Write(inv.payload)
@@ -166,7 +167,8 @@ func (r *RuntimeAPI) answer(errorType string) http.HandlerFunc {
 		body, err := io.ReadAll(http.MaxBytesReader(w, req.Body, maxResponseBytes))
 		var tooLarge *http.MaxBytesError
 		if errors.As(err, &tooLarge) {
-			http.Error(w, `{"errorMessage":"Response payload too large","errorType":"RequestEntityTooLarge"}`, http.StatusRequestEntityTooLarge)
+			http.Error(w, `{"errorMessage":"Response payload too large","errorType":"RequestEntityTooLarge"}`,
+				http.StatusRequestEntityTooLarge)
 			return
 		}
 		if err != nil {

@@ -18,7 +18,8 @@ func checkAccessLogs(t *testing.T, cfn cfnTemplate, stage cfnResource) {
 		t.Errorf("stage access logs go to %v, want the ApiAccessLogs group", setting["DestinationArn"])
 	}
 	group := cfn.Resources["ApiAccessLogs"]
-	if group.Type != "AWS::Logs::LogGroup" || !reflect.DeepEqual(group.Properties["RetentionInDays"], ref("LogRetentionDays")) {
+	if group.Type != "AWS::Logs::LogGroup" ||
+		!reflect.DeepEqual(group.Properties["RetentionInDays"], ref("LogRetentionDays")) {
 		t.Errorf("ApiAccessLogs: %+v, want a log group kept LogRetentionDays", group)
 	}
 	format, _ := setting["Format"].(string)
@@ -51,21 +52,28 @@ func checkAccessLogs(t *testing.T, cfn cfnTemplate, stage cfnResource) {
 
 	// The API waits for the account setting when the stack makes it; the role it names may push logs.
 	api := cfn.Resources["Api"]
-	if !reflect.DeepEqual(api.DependsOn, "ApiGatewayLogsReady") && !reflect.DeepEqual(api.DependsOn, []any{"ApiGatewayLogsReady"}) {
+	if !reflect.DeepEqual(api.DependsOn, "ApiGatewayLogsReady") &&
+		!reflect.DeepEqual(api.DependsOn, []any{"ApiGatewayLogsReady"}) {
 		t.Errorf("Api DependsOn %v, want ApiGatewayLogsReady (the account's logging role first)", api.DependsOn)
 	}
 	account := cfn.Resources["ApiGatewayAccount"]
 	if account.Type != "AWS::ApiGateway::Account" || account.Condition != "CreateApiGatewayLogsRole" ||
-		!reflect.DeepEqual(account.Properties["CloudWatchRoleArn"], want(t, `{"Fn::GetAtt": ["ApiGatewayCloudWatchRole", "Arn"]}`)) {
-		t.Errorf("ApiGatewayAccount: %+v, want the account setting naming ApiGatewayCloudWatchRole, made only for ApiGatewayLogsRole create", account)
+		!reflect.DeepEqual(account.Properties["CloudWatchRoleArn"],
+			want(t, `{"Fn::GetAtt": ["ApiGatewayCloudWatchRole", "Arn"]}`)) {
+		t.Errorf("ApiGatewayAccount: %+v, want the account setting naming ApiGatewayCloudWatchRole, made only "+
+			"for ApiGatewayLogsRole create", account)
 	}
 	role := cfn.Resources["ApiGatewayCloudWatchRole"]
 	if role.Type != "AWS::IAM::Role" || role.Condition != "CreateApiGatewayLogsRole" ||
-		!reflect.DeepEqual(role.Properties["ManagedPolicyArns"], want(t, `[{"Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"}]`)) {
-		t.Errorf("ApiGatewayCloudWatchRole: %+v, want a role with AmazonAPIGatewayPushToCloudWatchLogs, made only for ApiGatewayLogsRole create", role)
+		!reflect.DeepEqual(role.Properties["ManagedPolicyArns"],
+			want(t,
+				`[{"Fn::Sub": "arn:${AWS::Partition}:iam::aws:policy/service-role/AmazonAPIGatewayPushToCloudWatchLogs"}]`)) {
+		t.Errorf("ApiGatewayCloudWatchRole: %+v, want a role with AmazonAPIGatewayPushToCloudWatchLogs, made "+
+			"only for ApiGatewayLogsRole create", role)
 	}
 	ready := cfn.Resources["ApiGatewayLogsReady"]
-	if !reflect.DeepEqual(ready.Metadata["Account"], want(t, `{"Fn::If": ["CreateApiGatewayLogsRole", {"Ref": "ApiGatewayAccount"}, ""]}`)) {
+	if !reflect.DeepEqual(ready.Metadata["Account"],
+		want(t, `{"Fn::If": ["CreateApiGatewayLogsRole", {"Ref": "ApiGatewayAccount"}, ""]}`)) {
 		t.Errorf("ApiGatewayLogsReady: %+v, want it to refer to ApiGatewayAccount when the stack makes it", ready)
 	}
 }

@@ -98,10 +98,14 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 			FirstName: domain.Ptr(first), LastName: domain.Ptr(last), IsStaff: staff, IsSuperuser: super}
 	}
 	people := map[string]fixture.User{
-		"outsider": person("outsider", "Otto", "Outsider", false, false), "invitee": person("invitee", "Ivy", "Invitee", false, false),
-		"member": person("member", "Mel", "Member", false, false), "collaborator": person("collaborator", "Col", "Lab", false, false),
-		"administrator": person("administrator", "Ada", "Admin", false, false), "commenter": person("commenter", "Cora", "Commenter", false, false),
-		"staff": person("staff", "Sam", "Staff", true, false), "superuser": person("superuser", "Sue", "Super", false, true),
+		"outsider":       person("outsider", "Otto", "Outsider", false, false),
+		"invitee":        person("invitee", "Ivy", "Invitee", false, false),
+		"member":         person("member", "Mel", "Member", false, false),
+		"collaborator":   person("collaborator", "Col", "Lab", false, false),
+		"administrator":  person("administrator", "Ada", "Admin", false, false),
+		"commenter":      person("commenter", "Cora", "Commenter", false, false),
+		"staff":          person("staff", "Sam", "Staff", true, false),
+		"superuser":      person("superuser", "Sue", "Super", false, true),
 		"inactive admin": person("inactive admin", "Ina", "Active", false, false),
 	}
 	w.orgA = fixture.Organization{ID: id(), Name: "Aurora " + r}
@@ -202,7 +206,8 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 	for _, inv := range doomedInvs {
 		w.secretsA = append(w.secretsA, inv.ID, inv.Email)
 	}
-	w.secretsA = append(w.secretsA, w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID, w.invA.Token,
+	w.secretsA = append(w.secretsA, w.orgA.ID, w.orgA.Name, w.folioA.ID, w.folioA.Name, w.adminMbr, w.invA.ID,
+		w.invA.Token,
 		w.invDecl.ID, w.invDecl.Token, invitee, w.objA, people["administrator"].Email, people["commenter"].Email)
 	for _, c := range append(append([]fixture.Comment{}, w.comments...), doomed...) {
 		w.secretsA = append(w.secretsA, c.ID, c.Text)
@@ -211,7 +216,8 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 		objB, commentB.ID, commentB.Text, *commentB.Tag, people["outsider"].ID, people["outsider"].Email}
 
 	handlers := map[string]http.Handler{}
-	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir(),
+		InvitationURL: config.DefaultInvitationURL}
 	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}
@@ -250,7 +256,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 	w := newAuthzWorld(t)
 	ops := w.operations()
 	everyProtectedRouteIsARow(t, ops)
-	t.Logf("authorization matrix: %d operations × %d caller classes = %d cells", len(ops), len(callerNames), len(ops)*len(callerNames))
+	t.Logf("authorization matrix: %d operations × %d caller classes = %d cells", len(ops), len(callerNames),
+		len(ops)*len(callerNames))
 	for _, op := range ops {
 		if len(op.want) != len(callerNames) {
 			t.Fatalf("%s: %d outcomes for %d caller classes", op.name, len(op.want), len(callerNames))
@@ -291,7 +298,8 @@ func TestAuthorizationMatrix(t *testing.T) {
 		}
 		if op.writes != nil {
 			if n := op.writes(t) - before; n != int64(landed) {
-				t.Errorf("%s: %d writes landed, want one per allowed caller (%d): a refusal wrote, or a success did not", op.name, n, landed)
+				t.Errorf("%s: %d writes landed, want one per allowed caller (%d): a refusal wrote, or a success did not",
+					op.name, n, landed)
 			}
 		}
 	}
@@ -374,7 +382,8 @@ func (w *authzWorld) operations() []operation {
 		body: func(caller string) string {
 			return `{"organization_id": "` + w.orgA.ID + `", "email": "` + newInvitee(caller, w.suffix) + `"}`
 		},
-		want:     []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, no400, no400, yes, no400, no400, no400},
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, no400, no400, yes, no400,
+			no400, no400},
 		rejected: `{"organization_id": ["Invalid pk \"` + w.orgA.ID + `\" - object does not exist."]}`,
 		check: func(t *testing.T, caller string, resp testkit.Response) {
 			got := resp.Object(t)
@@ -408,7 +417,8 @@ func (w *authzWorld) operations() []operation {
 			return mustJSON(map[string]any{"count": len(results), "next": nil, "previous": nil, "results": results})
 		}),
 	}, {
-		name: "GET comment", method: "GET", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/", body: static(""),
+		name: "GET comment", method: "GET", pattern: "/api/v1/comments/{id}/",
+		path: "/api/v1/comments/" + c.ID + "/", body: static(""),
 		want:  []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, yes, yes, yes, yes, yes, yes},
 		check: expect(200, func() string { return mustJSON(w.commentRead(c)) }),
 	}, {
@@ -433,7 +443,9 @@ func (w *authzWorld) operations() []operation {
 		rejected: `{"object_id": ["Invalid pk \"` + w.objA + `\" - object does not exist."]}`,
 		check: func(t *testing.T, caller string, resp testkit.Response) {
 			id, _ := resp.Object(t)["id"].(string)
-			resp.Expect(t, 201, mustJSON(map[string]any{"id": id, "content_type": "report", "object_id": w.objA, "tag": nil, "text": "by " + caller, "parent": nil}))
+			resp.Expect(t, 201,
+				mustJSON(map[string]any{"id": id, "content_type": "report", "object_id": w.objA, "tag": nil,
+					"text": "by " + caller, "parent": nil}))
 		},
 		writes: w.commentCount(w.objA, 0),
 	}, {
@@ -491,7 +503,8 @@ func (w *authzWorld) invitationsOfA() func(*testing.T) int64 {
 // of its from comments are gone.
 func (w *authzWorld) commentCount(object string, from int) func(*testing.T) int64 {
 	return func(t *testing.T) int64 {
-		_, count, err := w.db.Store.CommentWriteReads(t.Context(), "", &domain.CommentObject{ContentType: "report", ObjectID: object})
+		_, count, err := w.db.Store.CommentWriteReads(t.Context(), "",
+			&domain.CommentObject{ContentType: "report", ObjectID: object})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -104,7 +104,8 @@ func TestCORSThroughTheGateway(t *testing.T) {
 		for path, ms := range methods {
 			sort.Strings(ms)
 			concrete := strings.ReplaceAll(path, "{id}", unknownID)
-			for _, p := range []string{concrete, strings.TrimSuffix(concrete, "/") + "/", strings.TrimSuffix(concrete, "/"), "/Prod" + concrete} {
+			for _, p := range []string{concrete, strings.TrimSuffix(concrete, "/") + "/",
+				strings.TrimSuffix(concrete, "/"), "/Prod" + concrete} {
 				// No credentials and an id that does not exist: a preflight is answered before either matters.
 				w := sendPreflight(t, gw, corsOrigin, p, ms[len(ms)-1])
 				if w.Code != http.StatusNoContent || w.Body.Len() != 0 {
@@ -118,25 +119,29 @@ func TestCORSThroughTheGateway(t *testing.T) {
 					"Vary":                         "Origin",
 				})
 				if w.Header().Get("Allow") != "" || w.Header().Get("WWW-Authenticate") != "" {
-					t.Errorf("preflight %s: Allow %q, WWW-Authenticate %q", p, w.Header().Get("Allow"), w.Header().Get("WWW-Authenticate"))
+					t.Errorf("preflight %s: Allow %q, WWW-Authenticate %q", p, w.Header().Get("Allow"),
+						w.Header().Get("WWW-Authenticate"))
 				}
 			}
 		}
 		w := sendPreflight(t, gw, corsOtherOrigin, "/api/v1/auth/login", "POST")
 		if w.Code != http.StatusNoContent || w.Header().Get("Access-Control-Allow-Origin") != corsOtherOrigin {
-			t.Errorf("preflight from the second origin: %d, Access-Control-Allow-Origin %q", w.Code, w.Header().Get("Access-Control-Allow-Origin"))
+			t.Errorf("preflight from the second origin: %d, Access-Control-Allow-Origin %q", w.Code,
+				w.Header().Get("Access-Control-Allow-Origin"))
 		}
 	})
 
 	t.Run("success", func(t *testing.T) {
-		resp := testkit.Do(t, gw, testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Header: map[string]string{"Origin": corsOrigin},
-			Body: `{"username": "admin@example.com", "password": "demo-admin-2026"}`})
+		resp := testkit.Do(t, gw,
+			testkit.Request{Method: "POST", Path: "/api/v1/auth/login", Header: map[string]string{"Origin": corsOrigin},
+				Body: `{"username": "admin@example.com", "password": "demo-admin-2026"}`})
 		if resp.Status != http.StatusCreated || resp.Object(t)["email"] != "admin@example.com" {
 			t.Fatalf("login: %d %s", resp.Status, resp.Body)
 		}
 		wantHeaders(t, "login", resp.Header, listed)
-		resp = testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/Prod/api/v1/comments/" + demoComment, Token: tokens["staff"],
-			Header: map[string]string{"Origin": corsOrigin}})
+		resp = testkit.Do(t, gw,
+			testkit.Request{Method: "GET", Path: "/Prod/api/v1/comments/" + demoComment, Token: tokens["staff"],
+				Header: map[string]string{"Origin": corsOrigin}})
 		if resp.Status != http.StatusOK || resp.Object(t)["id"] != demoComment {
 			t.Fatalf("comment: %d %s", resp.Status, resp.Body)
 		}
@@ -157,7 +162,8 @@ func TestCORSThroughTheGateway(t *testing.T) {
 		// An OPTIONS that is no preflight, and another method: DRF's 401 without credentials (SPEC §1's
 		// order of checks), else its 405, Allow without OPTIONS.
 		for _, method := range []string{"OPTIONS", "DELETE"} {
-			resp = testkit.Do(t, gw, testkit.Request{Method: method, Path: "/api/v1/comments/", Header: map[string]string{"Origin": corsOrigin}})
+			resp = testkit.Do(t, gw,
+				testkit.Request{Method: method, Path: "/api/v1/comments/", Header: map[string]string{"Origin": corsOrigin}})
 			resp.Expect(t, http.StatusUnauthorized, `{"detail": "Authentication credentials were not provided."}`)
 			wantHeaders(t, method+" without a token", resp.Header, listed)
 			resp = testkit.Do(t, gw, testkit.Request{Method: method, Path: "/api/v1/comments/", Token: tokens["staff"],
@@ -184,8 +190,9 @@ func TestCORSThroughTheGateway(t *testing.T) {
 				Header: map[string]string{"Origin": origin, "Access-Control-Request-Method": "PATCH"}})
 			resp.Expect(t, http.StatusUnauthorized, `{"detail": "Authentication credentials were not provided."}`)
 			wantHeaders(t, "preflight from "+origin, resp.Header, map[string]string{"Vary": "Origin"})
-			resp = testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: tokens["staff"],
-				Header: map[string]string{"Origin": origin}})
+			resp = testkit.Do(t, gw,
+				testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: tokens["staff"],
+					Header: map[string]string{"Origin": origin}})
 			if resp.Status != http.StatusOK {
 				t.Fatalf("GET from %s: %d %s", origin, resp.Status, resp.Body)
 			}
@@ -205,8 +212,9 @@ func TestCORSOffThroughTheGateway(t *testing.T) {
 		t.Errorf("Allow %q, want POST", allow)
 	}
 	wantHeaders(t, "preflight", resp.Header, nil)
-	resp = testkit.Do(t, gw, testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: tokens["staff"],
-		Header: map[string]string{"Origin": corsOrigin}})
+	resp = testkit.Do(t, gw,
+		testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: tokens["staff"],
+			Header: map[string]string{"Origin": corsOrigin}})
 	if resp.Status != http.StatusOK {
 		t.Fatalf("GET: %d %s", resp.Status, resp.Body)
 	}

@@ -50,7 +50,8 @@ func FuzzAPI(f *testing.F) {
 		once sync.Once
 		api  *fuzzAPI
 	)
-	f.Fuzz(func(t *testing.T, method string, route, caller uint8, suffix, query, contentType, authorization string, body []byte) {
+	f.Fuzz(func(t *testing.T, method string, route, caller uint8, suffix, query, contentType,
+		authorization string, body []byte) {
 		once.Do(func() { api = newFuzzAPI(t, db, log) })
 		if api == nil {
 			t.Fatal("the set-up failed on an earlier input")
@@ -98,7 +99,8 @@ func newFuzzAPI(t *testing.T, db *testkit.DB, log *slog.Logger) *fuzzAPI {
 	t.Helper()
 	loadDemo(t, db)
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(db.Store, log, config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
+	for id, h := range stack.Handlers(db.Store, log,
+		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}
 	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"))
@@ -190,7 +192,8 @@ const loginFailures = "LOGINFAIL#"
 func (a *fuzzAPI) scan(t *testing.T) tableItems {
 	t.Helper()
 	items := tableItems{}
-	pages := dynamodb.NewScanPaginator(a.client, &dynamodb.ScanInput{TableName: aws.String(a.table), ConsistentRead: aws.Bool(true)})
+	pages := dynamodb.NewScanPaginator(a.client,
+		&dynamodb.ScanInput{TableName: aws.String(a.table), ConsistentRead: aws.Bool(true)})
 	for pages.HasMorePages() {
 		page, err := pages.NextPage(context.Background())
 		if err != nil {
@@ -257,7 +260,8 @@ func (a *fuzzAPI) repair(t *testing.T, now tableItems) {
 			continue
 		}
 		key := map[string]types.AttributeValue{"PK": item["PK"], "SK": item["SK"]}
-		if _, err := a.client.DeleteItem(ctx, &dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: key}); err != nil {
+		if _, err := a.client.DeleteItem(ctx,
+			&dynamodb.DeleteItemInput{TableName: aws.String(a.table), Key: key}); err != nil {
 			t.Fatalf("repair: delete %s: %v", k, err)
 		}
 	}
@@ -273,11 +277,13 @@ func (a *fuzzAPI) repair(t *testing.T, now tableItems) {
 
 // fuzzMethods are what a method that could not be sent becomes: the API's methods and some it does
 // not serve.
-var fuzzMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT", "PROPFIND", "get", "Patch"}
+var fuzzMethods = []string{"GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "CONNECT",
+	"PROPFIND", "get", "Patch"}
 
 // fuzzMethod keeps a method that HTTP can carry (a token) and maps anything else onto fuzzMethods.
 func fuzzMethod(m string) string {
-	if m != "" && len(m) <= 20 && strings.Trim(m, "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == "" {
+	if m != "" && len(m) <= 20 &&
+		strings.Trim(m, "!#$%&'*+-.^_`|~0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz") == "" {
 		return m
 	}
 	return fuzzMethods[len(m)%len(fuzzMethods)]

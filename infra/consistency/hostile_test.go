@@ -108,9 +108,11 @@ func demoAPI(t *testing.T) (http.Handler, map[string]string) {
 	loadDemo(t, db)
 	log := testkit.Log(t)
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(db.Store, log, config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
+	for id, h := range stack.Handlers(db.Store, log,
+		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}
-	tokens := map[string]string{"staff": tokenOf(t, db, "admin@example.com"), "member": tokenOf(t, db, "edsger@example.com")}
+	tokens := map[string]string{"staff": tokenOf(t, db, "admin@example.com"),
+		"member": tokenOf(t, db, "edsger@example.com")}
 	return testkit.Gateway(t, handlers), tokens
 }

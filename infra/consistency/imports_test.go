@@ -31,7 +31,8 @@ func TestImportsPointInward(t *testing.T) {
 				t.Errorf("%s imports %s: nothing deployed may depend on local tooling", file, path)
 			}
 			if strings.HasPrefix(file, "shared/domain/") && domainMayNotImport(path) {
-				t.Errorf("%s imports %s: the domain knows no HTTP, no DynamoDB, no AWS and no other package of the module", file, path)
+				t.Errorf("%s imports %s: the domain knows no HTTP, no DynamoDB, no AWS and no other package of the module", file,
+					path)
 			}
 		}
 	}

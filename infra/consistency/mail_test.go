@@ -62,7 +62,8 @@ func TestInvitationMailTemplate(t *testing.T) {
 	// InvitationUrl: its default is the code's, and its pattern agrees with config.FromEnv.
 	link := tpl.Parameters["InvitationUrl"]
 	if link.Type != "String" || link.Default == nil || *link.Default != config.DefaultInvitationURL {
-		t.Errorf("InvitationUrl: type %q, default %v; want a String defaulting to %q", link.Type, link.Default, config.DefaultInvitationURL)
+		t.Errorf("InvitationUrl: type %q, default %v; want a String defaulting to %q", link.Type, link.Default,
+			config.DefaultInvitationURL)
 	}
 	linkPattern := regexp.MustCompile(link.AllowedPattern)
 	for value, ok := range map[string]bool{
@@ -89,7 +90,8 @@ func TestInvitationMailTemplate(t *testing.T) {
 			t.Errorf("INVITATION_URL=%q: %v; want accepted %v", value, err, ok)
 		}
 		if linkPattern.MatchString(value) != (err == nil) {
-			t.Errorf("InvitationUrl %q: the template's pattern says %v, the functions %v", value, linkPattern.MatchString(value), err == nil)
+			t.Errorf("InvitationUrl %q: the template's pattern says %v, the functions %v", value,
+				linkPattern.MatchString(value), err == nil)
 		}
 	}
 

@@ -67,8 +67,10 @@ func newNobodyWorld(t *testing.T) *nobodyWorld {
 	w.invitation = file.Invitations[0].ID
 	for i := range comments {
 		at := now.Add(time.Duration(i-comments) * time.Second).Format(time.RFC3339Nano)
-		file.Comments = append(file.Comments, fixture.Comment{ID: uuid.NewString(), OrganizationID: w.org, CommenterID: admin.ID,
-			ContentType: "report", ObjectID: w.object, Tag: domain.Ptr("t"), Text: fmt.Sprintf("comment %d", i), CreatedAt: &at})
+		file.Comments = append(file.Comments,
+			fixture.Comment{ID: uuid.NewString(), OrganizationID: w.org, CommenterID: admin.ID,
+				ContentType: "report", ObjectID: w.object, Tag: domain.Ptr("t"), Text: fmt.Sprintf("comment %d", i),
+				CreatedAt: &at})
 	}
 	w.comment, w.tip = file.Comments[0].ID, file.Comments[comments-1].ID
 	db.Load(t, file, now, time.Hour)
@@ -80,7 +82,8 @@ func newNobodyWorld(t *testing.T) *nobodyWorld {
 		t.Fatal(err)
 	}
 	handlers := map[string]http.Handler{}
-	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(), InvitationURL: config.DefaultInvitationURL}
+	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(),
+		InvitationURL: config.DefaultInvitationURL}
 	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}
@@ -103,7 +106,8 @@ func (w *nobodyWorld) requests() map[string][]nobodyRequest {
 		return `["` + strings.Join(out[:n], `", "`) + `"]`
 	}
 	invitation := func(portfolios int) string {
-		return `{"organization_id": "` + w.org + `", "email": "new-guest@example.com", "first_name": "New", "last_name": "Guest",
+		return `{"organization_id": "` + w.org +
+			`", "email": "new-guest@example.com", "first_name": "New", "last_name": "Guest",
 			"role": 2, "status": 1, "accessible_portfolio_ids": ` + ids(portfolios) + `}`
 	}
 	object := "content_type=report&object_id=" + w.object
@@ -116,7 +120,10 @@ func (w *nobodyWorld) requests() map[string][]nobodyRequest {
 			{path: invitations + "?organization=" + w.org + "&page_size=100"},
 			{path: invitations + "?organization=" + w.org + "&status=0&email=guest-001@example.com&page=2&page_size=100"},
 		},
-		"POST " + invitations:             {{path: invitations, body: invitation(100)}, {path: invitations, body: invitation(1000)}},
+		"POST " + invitations: {
+			{path: invitations, body: invitation(100)},
+			{path: invitations, body: invitation(1000)},
+		},
 		"GET " + invitations + "{id}/":    {{path: invitations + w.invitation + "/"}},
 		"PATCH " + invitations + "{id}/":  {{path: invitations + w.invitation + "/", body: invitation(100)}},
 		"DELETE " + invitations + "{id}/": {{path: invitations + w.invitation + "/"}},
@@ -182,8 +189,10 @@ func servedRoutes(t *testing.T) []nobodyRoute {
 func TestNobodyCostsAFirstPage(t *testing.T) {
 	w := newNobodyWorld(t)
 	for _, u := range []domain.User{w.staff, w.admin} {
-		for _, path := range []string{"/api/v1/organization-invitations/", "/api/v1/organization-invitations/?organization=" + w.org} {
-			if resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: path, Token: w.db.Token(t, u, time.Hour)}); resp.Status != 200 {
+		for _, path := range []string{"/api/v1/organization-invitations/",
+			"/api/v1/organization-invitations/?organization=" + w.org} {
+			if resp := testkit.Do(t, w.gw,
+				testkit.Request{Method: "GET", Path: path, Token: w.db.Token(t, u, time.Hour)}); resp.Status != 200 {
 				t.Fatalf("%s as %s: %d %s", path, u.Email, resp.Status, resp.Body)
 			}
 		}
@@ -228,7 +237,8 @@ func TestNobodyCostsAFirstPage(t *testing.T) {
 }
 
 // nobodyCosts sends one request with a token that does not authenticate and holds it to SPEC §9.
-func nobodyCosts(t *testing.T, w *nobodyWorld, keysOnly map[string]bool, method string, req nobodyRequest, token string) {
+func nobodyCosts(t *testing.T, w *nobodyWorld, keysOnly map[string]bool, method string, req nobodyRequest,
+	token string) {
 	t.Helper()
 	w.db.Calls.Reset()
 	resp := testkit.Do(t, w.gw, testkit.Request{Method: method, Path: req.path, Token: token, Body: req.body})

@@ -22,7 +22,8 @@ func TestOrderOfChecksOnEveryPath(t *testing.T) {
 	db := testkit.NewDB(t)
 	staff := db.Token(t, db.User(t, testkit.NewUser{Staff: true}), time.Hour)
 	handlers := map[string]http.Handler{}
-	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
+	for fn, h := range stack.Handlers(db.Store, testkit.Log(t),
+		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[fn] = h
 	}
 	gw := testkit.Gateway(t, handlers)

@@ -50,33 +50,44 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"POST", "/api/v1/auth/login", "", `{"username": "admin@example.com", "password": "demo-admin-2026"}`, 201},
 		{"POST", "/api/v1/auth/login", "", `{"username": "legacy@example.com", "password": "from-django"}`, 201},
 		{"POST", "/api/v1/auth/login", "", `{"username": "admin@example.com", "password": "wrong"}`, 400},
-		{"POST", "/api/v1/users/", staff, `{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 201},
-		{"POST", "/api/v1/users/", staff, `{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 400},
+		{"POST", "/api/v1/users/", staff,
+			`{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 201},
+		{"POST", "/api/v1/users/", staff,
+			`{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 400},
 		{"GET", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, `{"first_name": "Alan M."}`, 200},
 		// The invitee's list: the invitations to their address (GSI4), before they accept and join.
 		{"GET", "/api/v1/organization-invitations/", alan, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", alan, `{"status": 1}`, 200},
 		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport, staff, "", 200},
-		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport + "&tag=review&page=2&page_size=5", staff, "", 200},
+		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport + "&tag=review&page=2&page_size=5",
+			staff, "", 200},
 		{"GET", "/api/v1/comments/" + demoComment + "/", staff, "", 200},
 		{"PATCH", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"text": "edited"}`, 200},
-		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
+		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff,
+			`{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
 		{"PATCH", "/api/v1/comments/" + demo("comment:5") + "/", staff, `{"parent": "` + demo("comment:11") + `"}`, 200},
-		{"POST", "/api/v1/comments/", staff, `{"content_type": "report", "object_id": "` + demoReport + `", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},
+		{"POST", "/api/v1/comments/", staff,
+			`{"content_type": "report", "object_id": "` + demoReport +
+				`", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},
 		{"GET", "/api/v1/organization-invitations/", staff, "", 200},
 		{"GET", "/api/v1/organization-invitations/?status=0", tokenOf(t, db, "grace@example.com"), "", 200},
-		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "new-hire@example.com"}`, 201},
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"),
+			`{"organization_id": "` + demo("org:acme") + `", "email": "new-hire@example.com"}`, 201},
 		// A member's address: refused by the transaction's ConditionCheck; with another error too, read.
-		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "edsger@example.com"}`, 400},
-		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"), `{"organization_id": "` + demo("org:acme") + `", "email": "edsger@example.com", "accessible_portfolio_ids": ["` + unknownID + `"]}`, 400},
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"),
+			`{"organization_id": "` + demo("org:acme") + `", "email": "edsger@example.com"}`, 400},
+		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"),
+			`{"organization_id": "` + demo("org:acme") +
+				`", "email": "edsger@example.com", "accessible_portfolio_ids": ["` + unknownID + `"]}`, 400},
 		{"POST", "/api/v1/auth/logout", tokenOf(t, db, "grace@example.com"), "", 204},
 	} {
 		resp := testkit.Do(t, gw, testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body})
 		if resp.Status != step.status {
 			t.Fatalf("%s %s: %d %s, want %d", step.method, step.path, resp.Status, resp.Body, step.status)
 		}
-		if step.method == "POST" && step.status == 201 && (strings.Contains(step.path, "/comments/") || strings.Contains(step.path, "/organization-invitations/")) {
+		if step.method == "POST" && step.status == 201 &&
+			(strings.Contains(step.path, "/comments/") || strings.Contains(step.path, "/organization-invitations/")) {
 			// Delete what was created (a comment reply leaves its parent's count and the counters).
 			var created struct{ ID string }
 			if err := json.Unmarshal(resp.Body, &created); err != nil {

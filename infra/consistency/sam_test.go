@@ -120,7 +120,9 @@ func TestSAMTranslation(t *testing.T) {
 	routes := templateRoutes(t)
 
 	t.Run("one API, one deployment, one stage", func(t *testing.T) {
-		apis, deployments, stages := cfn.ofType("AWS::ApiGateway::RestApi"), cfn.ofType("AWS::ApiGateway::Deployment"), cfn.ofType("AWS::ApiGateway::Stage")
+		apis := cfn.ofType("AWS::ApiGateway::RestApi")
+		deployments := cfn.ofType("AWS::ApiGateway::Deployment")
+		stages := cfn.ofType("AWS::ApiGateway::Stage")
 		if len(apis) != 1 || len(deployments) != 1 || len(stages) != 1 {
 			t.Fatalf("%d RestApis, %d Deployments, %d Stages; want one each", len(apis), len(deployments), len(stages))
 		}
@@ -140,7 +142,8 @@ func TestSAMTranslation(t *testing.T) {
 			if !reflect.DeepEqual(s.Properties["StageName"], ref("StageName")) {
 				t.Errorf("the stage is named %v, want the StageName parameter", s.Properties["StageName"])
 			}
-			if got := s.Properties["TracingEnabled"]; !reflect.DeepEqual(got, want(t, `{"Fn::If": ["TracingActive", true, false]}`)) {
+			if got := s.Properties["TracingEnabled"]; !reflect.DeepEqual(got,
+				want(t, `{"Fn::If": ["TracingActive", true, false]}`)) {
 				t.Errorf("stage TracingEnabled %v, want it to follow the Tracing parameter", got)
 			}
 			checkAccessLogs(t, cfn, s)
@@ -185,7 +188,8 @@ func TestSAMTranslation(t *testing.T) {
 			}
 			fn, _ := p.Properties["FunctionName"].(map[string]any)["Ref"].(string)
 			sub, _ := p.Properties["SourceArn"].(map[string]any)["Fn::Sub"].([]any)
-			if len(sub) != 2 || p.Properties["Principal"] != "apigateway.amazonaws.com" || p.Properties["Action"] != "lambda:InvokeFunction" {
+			if len(sub) != 2 || p.Properties["Principal"] != "apigateway.amazonaws.com" ||
+				p.Properties["Action"] != "lambda:InvokeFunction" {
 				t.Errorf("%s: %v", id, p.Properties)
 				continue
 			}
@@ -205,7 +209,8 @@ func TestSAMTranslation(t *testing.T) {
 			if method == gateway.MethodAny {
 				method = "*"
 			}
-			wantArns[r.Function+" arn:aws:execute-api:${AWS::Region}:${AWS::AccountId}:${__ApiId__}/${__Stage__}/"+method+path] = true
+			wantArns[r.Function+" arn:aws:execute-api:${AWS::Region}:${AWS::AccountId}:${__ApiId__}/${__Stage__}/"+
+				method+path] = true
 		}
 		if !reflect.DeepEqual(got, wantArns) {
 			t.Errorf("invoke permissions %v;\nwant %v", keys(got), keys(wantArns))
@@ -246,24 +251,29 @@ func TestSAMTranslation(t *testing.T) {
 				continue
 			}
 			props := cfn.Resources[fmt.Sprint(role[0])].Properties
-			wantManaged := want(t, `["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole", "arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"]`)
+			wantManaged := want(t,
+				`["arn:aws:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole", `+
+					`"arn:aws:iam::aws:policy/AWSXrayWriteOnlyAccess"]`)
 			if !reflect.DeepEqual(props["ManagedPolicyArns"], wantManaged) {
 				t.Errorf("%s: managed policies %v, want logs and X-Ray only", id, props["ManagedPolicyArns"])
 			}
 			granted := rolePermissions(t, id, props["Policies"])
 			if !reflect.DeepEqual(granted, policies[id]) {
-				t.Errorf("%s: the role grants %v;\ntemplate.yaml's policy (held by TestPoliciesAreLeastPrivilege) is %v", id, granted, policies[id])
+				t.Errorf("%s: the role grants %v;\ntemplate.yaml's policy (held by TestPoliciesAreLeastPrivilege) is %v",
+					id, granted, policies[id])
 			}
 		}
 	})
 
 	t.Run("functions log JSON into their own group, with the retention and tracing parameters", func(t *testing.T) {
 		for id, fn := range cfn.ofType("AWS::Lambda::Function") {
-			if got := fn.Properties["LoggingConfig"]; !reflect.DeepEqual(got, want(t, `{"LogFormat": "JSON", "LogGroup": {"Ref": "`+id+`Logs"}}`)) {
+			if got := fn.Properties["LoggingConfig"]; !reflect.DeepEqual(got,
+				want(t, `{"LogFormat": "JSON", "LogGroup": {"Ref": "`+id+`Logs"}}`)) {
 				t.Errorf("%s: LoggingConfig %v", id, got)
 			}
 			group := cfn.Resources[id+"Logs"]
-			if group.Type != "AWS::Logs::LogGroup" || !reflect.DeepEqual(group.Properties["RetentionInDays"], ref("LogRetentionDays")) {
+			if group.Type != "AWS::Logs::LogGroup" ||
+				!reflect.DeepEqual(group.Properties["RetentionInDays"], ref("LogRetentionDays")) {
 				t.Errorf("%sLogs: %+v, want a log group kept LogRetentionDays", id, group)
 			}
 			if got := fn.Properties["TracingConfig"]; !reflect.DeepEqual(got, want(t, `{"Mode": {"Ref": "Tracing"}}`)) {
@@ -276,53 +286,59 @@ func TestSAMTranslation(t *testing.T) {
 		}
 	})
 
-	t.Run("the invitation e-mail: SenderEmail, its variables and SES statement on InvitationsFunction only", func(t *testing.T) {
-		if got := cfn.Conditions["HasSender"]; !reflect.DeepEqual(got, want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "SenderEmail"}, ""]}]}`)) {
-			t.Errorf("condition HasSender %v, want SenderEmail not empty", got)
-		}
-		if p, _ := cfn.Parameters["SenderEmail"].(map[string]any); p["Type"] != "String" || p["Default"] != "" {
-			t.Errorf("parameter SenderEmail %v, want a String defaulting to empty", p)
-		}
-		// SAM keeps the !If around the policy, so a stack without SenderEmail grants no SES action.
-		sesPolicy := want(t, `{"Fn::If": ["HasSender", {
+	t.Run("the invitation e-mail: SenderEmail, its variables and SES statement on InvitationsFunction only",
+		func(t *testing.T) {
+			if got := cfn.Conditions["HasSender"]; !reflect.DeepEqual(got,
+				want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "SenderEmail"}, ""]}]}`)) {
+				t.Errorf("condition HasSender %v, want SenderEmail not empty", got)
+			}
+			if p, _ := cfn.Parameters["SenderEmail"].(map[string]any); p["Type"] != "String" || p["Default"] != "" {
+				t.Errorf("parameter SenderEmail %v, want a String defaulting to empty", p)
+			}
+			// SAM keeps the !If around the policy, so a stack without SenderEmail grants no SES action.
+			sesPolicy := want(t, `{"Fn::If": ["HasSender", {
 			"PolicyDocument": {"Version": "2012-10-17", "Statement": [{
 				"Effect": "Allow", "Action": ["ses:SendEmail"],
 				"Resource": {"Fn::Sub": "arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/*"},
 				"Condition": {"StringEquals": {"ses:FromAddress": {"Ref": "SenderEmail"}}}}]},
 			"PolicyName": "InvitationsFunctionRolePolicy1"}, {"Ref": "AWS::NoValue"}]}`)
-		for id, fn := range cfn.ofType("AWS::Lambda::Function") {
-			env, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
-			role, _ := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
-			var policies []any
-			if len(role) == 2 {
-				policies, _ = cfn.Resources[fmt.Sprint(role[0])].Properties["Policies"].([]any)
-			}
-			var ses []any
-			for _, p := range policies {
-				if raw, _ := json.Marshal(p); strings.Contains(string(raw), "ses:") {
-					ses = append(ses, p)
+			for id, fn := range cfn.ofType("AWS::Lambda::Function") {
+				env, _ := fn.Properties["Environment"].(map[string]any)["Variables"].(map[string]any)
+				role, _ := fn.Properties["Role"].(map[string]any)["Fn::GetAtt"].([]any)
+				var policies []any
+				if len(role) == 2 {
+					policies, _ = cfn.Resources[fmt.Sprint(role[0])].Properties["Policies"].([]any)
+				}
+				var ses []any
+				for _, p := range policies {
+					if raw, _ := json.Marshal(p); strings.Contains(string(raw), "ses:") {
+						ses = append(ses, p)
+					}
+				}
+				if id == "InvitationsFunction" {
+					if !reflect.DeepEqual(env["SENDER_EMAIL"], ref("SenderEmail")) ||
+						!reflect.DeepEqual(env["INVITATION_URL"], ref("InvitationUrl")) {
+						t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v; want the parameters", id, env["SENDER_EMAIL"],
+							env["INVITATION_URL"])
+					}
+					if len(ses) != 1 || !reflect.DeepEqual(ses[0], sesPolicy) {
+						t.Errorf("%s: SES policies %v, want %v", id, ses, sesPolicy)
+					}
+					continue
+				}
+				if env["SENDER_EMAIL"] != nil || env["INVITATION_URL"] != nil || len(ses) != 0 {
+					t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v, SES policies %v; only InvitationsFunction sends e-mail",
+						id, env["SENDER_EMAIL"], env["INVITATION_URL"], ses)
 				}
 			}
-			if id == "InvitationsFunction" {
-				if !reflect.DeepEqual(env["SENDER_EMAIL"], ref("SenderEmail")) || !reflect.DeepEqual(env["INVITATION_URL"], ref("InvitationUrl")) {
-					t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v; want the parameters", id, env["SENDER_EMAIL"], env["INVITATION_URL"])
-				}
-				if len(ses) != 1 || !reflect.DeepEqual(ses[0], sesPolicy) {
-					t.Errorf("%s: SES policies %v, want %v", id, ses, sesPolicy)
-				}
-				continue
-			}
-			if env["SENDER_EMAIL"] != nil || env["INVITATION_URL"] != nil || len(ses) != 0 {
-				t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v, SES policies %v; only InvitationsFunction sends e-mail", id, env["SENDER_EMAIL"], env["INVITATION_URL"], ses)
-			}
-		}
-	})
+		})
 
 	t.Run("the table outlives the stack", func(t *testing.T) {
 		table := cfn.Resources["Table"]
 		if table.DeletionPolicy != "Retain" || table.UpdateReplacePolicy != "Retain" ||
 			!reflect.DeepEqual(table.Properties["DeletionProtectionEnabled"], ref("DeletionProtection")) {
-			t.Errorf("Table: DeletionPolicy %q, UpdateReplacePolicy %q, DeletionProtectionEnabled %v; want Retain, Retain, the DeletionProtection parameter",
+			t.Errorf("Table: DeletionPolicy %q, UpdateReplacePolicy %q, DeletionProtectionEnabled %v; want Retain, "+
+				"Retain, the DeletionProtection parameter",
 				table.DeletionPolicy, table.UpdateReplacePolicy, table.Properties["DeletionProtectionEnabled"])
 		}
 	})
@@ -330,13 +346,16 @@ func TestSAMTranslation(t *testing.T) {
 	t.Run("alarms on API 5xx, each function's errors and the table's throttles", func(t *testing.T) {
 		alarms := cfn.ofType("AWS::CloudWatch::Alarm")
 		actions := want(t, `{"Fn::If": ["HasAlarmTopic", [{"Ref": "AlarmTopicArn"}], {"Ref": "AWS::NoValue"}]}`)
-		if got := cfn.Conditions["HasAlarmTopic"]; !reflect.DeepEqual(got, want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}`)) {
+		if got := cfn.Conditions["HasAlarmTopic"]; !reflect.DeepEqual(got,
+			want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmTopicArn"}, ""]}]}`)) {
 			t.Errorf("condition HasAlarmTopic %v, want AlarmTopicArn not empty", got)
 		}
 		covered := map[string]bool{}
 		for id, a := range alarms {
-			if !reflect.DeepEqual(a.Properties["AlarmActions"], actions) || !reflect.DeepEqual(a.Properties["OKActions"], actions) {
-				t.Errorf("%s: actions %v / %v, want the AlarmTopicArn when it is set", id, a.Properties["AlarmActions"], a.Properties["OKActions"])
+			if !reflect.DeepEqual(a.Properties["AlarmActions"], actions) ||
+				!reflect.DeepEqual(a.Properties["OKActions"], actions) {
+				t.Errorf("%s: actions %v / %v, want the AlarmTopicArn when it is set", id, a.Properties["AlarmActions"],
+					a.Properties["OKActions"])
 			}
 			for _, m := range alarmMetrics(a.Properties) {
 				covered[m] = true

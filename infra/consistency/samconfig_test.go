@@ -30,7 +30,8 @@ func TestSAMConfig(t *testing.T) {
 
 	deploy := cfg["default.deploy.parameters"]
 	if !strings.Contains(deploy["capabilities"], "CAPABILITY_IAM") {
-		t.Errorf("samconfig.toml capabilities %q: the stack creates the functions' IAM roles, CAPABILITY_IAM is needed", deploy["capabilities"])
+		t.Errorf("samconfig.toml capabilities %q: the stack creates the functions' IAM roles, CAPABILITY_IAM "+
+			"is needed", deploy["capabilities"])
 	}
 	raw, err := os.ReadFile(filepath.Join(root, "template.yaml"))
 	if err != nil {

@@ -149,7 +149,8 @@ func TestTemplateTableMatchesTheStore(t *testing.T) {
 		t.Errorf("AttributeDefinitions %v, store %v", gotAttrs, wantAttrs)
 	}
 	if len(got.GlobalSecondaryIndexes) != len(want.GlobalSecondaryIndexes) {
-		t.Fatalf("%d GSIs in template.yaml, %d in the store", len(got.GlobalSecondaryIndexes), len(want.GlobalSecondaryIndexes))
+		t.Fatalf("%d GSIs in template.yaml, %d in the store", len(got.GlobalSecondaryIndexes),
+			len(want.GlobalSecondaryIndexes))
 	}
 	for i, w := range want.GlobalSecondaryIndexes {
 		g := got.GlobalSecondaryIndexes[i]
@@ -172,7 +173,8 @@ func TestTemplateTableMatchesTheStore(t *testing.T) {
 func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 	tpl, root := loadTemplate(t)
 	g := tpl.Globals.Function
-	if g.Runtime != "provided.al2023" || !reflect.DeepEqual(g.Architectures, []string{"arm64"}) || g.Handler != "bootstrap" {
+	if g.Runtime != "provided.al2023" || !reflect.DeepEqual(g.Architectures, []string{"arm64"}) ||
+		g.Handler != "bootstrap" {
 		t.Fatalf("Globals.Function: runtime %q, architectures %v, handler %q", g.Runtime, g.Architectures, g.Handler)
 	}
 	for _, env := range []string{"TABLE_NAME", "TOKEN_TTL", "INVITATION_TTL"} {
@@ -255,21 +257,25 @@ func TestTimeLimitsNest(t *testing.T) {
 		t.Errorf("AttemptTimeout %v leaves no room for a retry within RequestBudget %v", dynamo.AttemptTimeout, budget)
 	}
 	if 2*dynamo.AttemptTimeout+dynamo.ReadBackTime >= budget {
-		t.Errorf("AttemptTimeout %v and ReadBackTime %v leave no room to read back a lost write's retry within RequestBudget %v",
+		t.Errorf("AttemptTimeout %v and ReadBackTime %v leave no room to read back a lost write's retry within "+
+			"RequestBudget %v",
 			dynamo.AttemptTimeout, dynamo.ReadBackTime, budget)
 	}
 	if timeout <= budget+time.Second || timeout >= 29*time.Second {
-		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout, budget)
+		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout,
+			budget)
 	}
 	if budget+httpapi.IdempotencyReleaseBudget >= 3*time.Second {
-		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 3 s", httpapi.IdempotencyReleaseBudget, budget)
+		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 3 s",
+			httpapi.IdempotencyReleaseBudget, budget)
 	}
 	// The scheduled function has no request budget but a run's (SPEC §11), and the same timeout.
 	if expiries.RunBudget+time.Second > timeout {
 		t.Errorf("expiries.RunBudget %v: want a second below the Lambda Timeout %v, to log the run's outcome", expiries.RunBudget, timeout)
 	}
 	if domain.IdempotencyLease <= timeout {
-		t.Errorf("IdempotencyLease %v: a request may still run when another takes its key over (Lambda Timeout %v)", domain.IdempotencyLease, timeout)
+		t.Errorf("IdempotencyLease %v: a request may still run when another takes its key over (Lambda Timeout %v)",
+			domain.IdempotencyLease, timeout)
 	}
 	for name, want := range map[string]string{"ThrottlingRateLimit": "100", "ThrottlingBurstLimit": "200"} {
 		if got := tpl.Parameters[name].Default; got != want {

@@ -211,7 +211,8 @@ func (a *api) fail(t *testing.T, op operation, fault faultproxy.Fault, worst *wo
 	}
 
 	if resp.Status != http.StatusServiceUnavailable || !testkit.JSONEqual(resp.Body, []byte(unavailableBody)) {
-		t.Errorf("%s: %d %s after %v, want 503 %s", at, resp.Status, resp.Body, elapsed.Round(time.Millisecond), unavailableBody)
+		t.Errorf("%s: %d %s after %v, want 503 %s", at, resp.Status, resp.Body, elapsed.Round(time.Millisecond),
+			unavailableBody)
 	}
 	if s := resp.Header.Get("Retry-After"); !positiveInt(s) {
 		t.Errorf("%s: Retry-After %q, want a positive whole number of seconds", at, s)
@@ -245,7 +246,8 @@ func (a *api) slow(t *testing.T, op operation, delay time.Duration, worst *worst
 			a.proxy.Requests()-before)
 	}
 	if elapsed >= answerWithin {
-		t.Errorf("%s with a slow store: answered after %v, want under %v", op.name, elapsed.Round(time.Millisecond), answerWithin)
+		t.Errorf("%s with a slow store: answered after %v, want under %v", op.name, elapsed.Round(time.Millisecond),
+			answerWithin)
 	}
 }
 
@@ -267,7 +269,8 @@ func (a *api) expect(t *testing.T, op operation, req testkit.Request, when strin
 	t.Helper()
 	resp, elapsed := a.send(t, op, req)
 	if resp.Status != op.status {
-		t.Errorf("%s %s: %d %s after %v, want %d", op.name, when, resp.Status, resp.Body, elapsed.Round(time.Millisecond), op.status)
+		t.Errorf("%s %s: %d %s after %v, want %d", op.name, when, resp.Status, resp.Body,
+			elapsed.Round(time.Millisecond), op.status)
 		return elapsed, false
 	}
 	return elapsed, true
@@ -282,7 +285,8 @@ func positiveInt(s string) bool {
 func scanRaw(t *testing.T, db *testkit.DB) []map[string]types.AttributeValue {
 	t.Helper()
 	var items []map[string]types.AttributeValue
-	p := dynamodb.NewScanPaginator(db.Client, &dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
+	p := dynamodb.NewScanPaginator(db.Client,
+		&dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
 		if err != nil {
@@ -408,7 +412,8 @@ func TestWriteConflictsAreRetried(t *testing.T) {
 	// login and create user write with a transaction; PATCH invitation and PUT/PATCH comment with one
 	// conditional UpdateItem.
 	if tried[faultproxy.TransactionConflict] < 2 || tried[faultproxy.ItemConflict] < 3 {
-		t.Fatalf("operations tried per conflict %v, want at least 2 transactions and 3 single writes (steps %v)", tried, steps)
+		t.Fatalf("operations tried per conflict %v, want at least 2 transactions and 3 single writes (steps %v)",
+			tried, steps)
 	}
 	worst.log(t)
 }

@@ -103,7 +103,8 @@ func (a *api) loseAnswer(t *testing.T, op operation, fault faultproxy.Fault, wor
 		return
 	}
 	// Bodies are shown as shapes: a login's carries a token.
-	if gotShape, wantShape := shape(t, got.Body), shape(t, want.Body); got.Status != want.Status || !reflect.DeepEqual(gotShape, wantShape) {
+	if gotShape, wantShape := shape(t, got.Body), shape(t, want.Body); got.Status != want.Status ||
+		!reflect.DeepEqual(gotShape, wantShape) {
 		t.Errorf("%s: %d %v, want %d %v", at, got.Status, gotShape, want.Status, wantShape)
 	}
 	if !slices.Equal(change, wantChange) {

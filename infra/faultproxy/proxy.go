@@ -121,9 +121,12 @@ const amzJSON = "application/x-amz-json-1.0"
 
 var answers = map[Mode]errorAnswer{
 	Throttle: {http.StatusBadRequest, amzJSON,
-		`{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds the allowed throughput."}`},
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ThrottlingException","message":"Rate of requests exceeds ` +
+			`the allowed throughput."}`},
 	ProvisionedThroughput: {http.StatusBadRequest, amzJSON,
-		`{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The level of configured provisioned throughput for the table was exceeded. Consider increasing your provisioning level with the UpdateTable API."}`},
+		`{"__type":"com.amazonaws.dynamodb.v20120810#ProvisionedThroughputExceededException","message":"The ` +
+			`level of configured provisioned throughput for the table was exceeded. Consider increasing your ` +
+			`provisioning level with the UpdateTable API."}`},
 	InternalError: {http.StatusInternalServerError, amzJSON,
 		`{"__type":"com.amazonaws.dynamodb.v20120810#InternalServerError","message":"Internal server error"}`},
 	Unavailable: {http.StatusServiceUnavailable, amzJSON,
@@ -131,9 +134,13 @@ var answers = map[Mode]errorAnswer{
 	UnavailablePage: {http.StatusServiceUnavailable, "text/html",
 		"<html><body><b>Http/1.1 Service Unavailable</b></body></html>"},
 	TransactionConflict: {http.StatusBadRequest, amzJSON,
-		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]","CancellationReasons":[{"Code":"None"},{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}`},
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionCanceledException","Message":"Transaction ` +
+			`cancelled, please refer cancellation reasons for specific reasons [None, TransactionConflict]",` +
+			`"CancellationReasons":[{"Code":"None"},` +
+			`{"Code":"TransactionConflict","Message":"Transaction is ongoing for the item"}]}`},
 	ItemConflict: {http.StatusBadRequest, amzJSON,
-		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ongoing for the item"}`},
+		`{"__type":"com.amazonaws.dynamodb.v20120810#TransactionConflictException","message":"Transaction is ` +
+			`ongoing for the item"}`},
 }
 
 // Proxy is a fault-injecting HTTP proxy in front of one DynamoDB endpoint. It is safe for concurrent use.

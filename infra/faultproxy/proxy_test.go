@@ -240,7 +240,8 @@ func TestLostAnswerForwardsAndDropsTheConnection(t *testing.T) {
 
 func TestFaultsHoldTogetherEachOnItsOperations(t *testing.T) {
 	p, reached := start(t)
-	p.Set(Fault{Mode: LostAnswer, Ops: []string{"PutItem"}, Times: 1}, Fault{Mode: InternalError, Ops: []string{"GetItem", "PutItem"}})
+	p.Set(Fault{Mode: LostAnswer, Ops: []string{"PutItem"}, Times: 1},
+		Fault{Mode: InternalError, Ops: []string{"GetItem", "PutItem"}})
 	var got []string
 	for _, op := range []string{"PutItem", "GetItem", "PutItem", "Query"} {
 		resp, _, err := post(context.Background(), p.URL, op)

@@ -37,7 +37,8 @@ var routes = map[string]operation{
 			`{"email": "fault-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, n)}
 	}},
 	"GET /api/v1/comments/": {status: 200, request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/comments/?content_type=report&object_id=" + demoReport, Token: a.staff}
+		return testkit.Request{Method: "GET", Path: "/api/v1/comments/?content_type=report&object_id=" + demoReport,
+			Token: a.staff}
 	}},
 	"POST /api/v1/comments/": {status: 201, request: func(_ *testing.T, a *api, n int64) testkit.Request {
 		return newComment(a, n)
@@ -46,8 +47,9 @@ var routes = map[string]operation{
 		return testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff}
 	}},
 	"PUT /api/v1/comments/{id}/": {status: 200, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff, Body: fmt.Sprintf(
-			`{"content_type": "report", "object_id": "%s", "text": "put %d"}`, demoReport, n)}
+		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff,
+			Body: fmt.Sprintf(
+				`{"content_type": "report", "object_id": "%s", "text": "put %d"}`, demoReport, n)}
 	}},
 	"PATCH /api/v1/comments/{id}/": {status: 200, request: func(_ *testing.T, a *api, n int64) testkit.Request {
 		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff,
@@ -66,17 +68,21 @@ var routes = map[string]operation{
 		a.create(t, newInvitation(t, a, fresh.Add(1)))
 		return newInvitation(t, a, n)
 	}},
-	"GET /api/v1/organization-invitations/{id}/": {status: 200, request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + demoInvitation + "/", Token: a.staff}
-	}},
-	"PATCH /api/v1/organization-invitations/{id}/": {status: 200, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
-			Token: a.staff, Body: fmt.Sprintf(`{"first_name": "Alan %d"}`, n)}
-	}},
-	"DELETE /api/v1/organization-invitations/{id}/": {status: 204, request: func(t *testing.T, a *api, n int64) testkit.Request {
-		id := a.create(t, newInvitation(t, a, n))
-		return testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: a.staff}
-	}},
+	"GET /api/v1/organization-invitations/{id}/": {status: 200,
+		request: func(_ *testing.T, a *api, _ int64) testkit.Request {
+			return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
+				Token: a.staff}
+		}},
+	"PATCH /api/v1/organization-invitations/{id}/": {status: 200,
+		request: func(_ *testing.T, a *api, n int64) testkit.Request {
+			return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
+				Token: a.staff, Body: fmt.Sprintf(`{"first_name": "Alan %d"}`, n)}
+		}},
+	"DELETE /api/v1/organization-invitations/{id}/": {status: 204,
+		request: func(t *testing.T, a *api, n int64) testkit.Request {
+			id := a.create(t, newInvitation(t, a, n))
+			return testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: a.staff}
+		}},
 }
 
 // storeless are the routes that never call the store (SPEC §10's schema and docs): no store fault
@@ -116,8 +122,10 @@ func newComment(a *api, n int64) testkit.Request {
 
 // newInvitation is an invitation into the demo organization by its administrator.
 func newInvitation(t *testing.T, a *api, n int64) testkit.Request {
-	return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/", Token: a.tokenOf(t, "grace@example.com"),
-		Body: fmt.Sprintf(`{"organization_id": "%s", "email": "lost-%d@example.com", "first_name": "Lost %d"}`, demoOrganization, n, n)}
+	return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/",
+		Token: a.tokenOf(t, "grace@example.com"),
+		Body: fmt.Sprintf(`{"organization_id": "%s", "email": "lost-%d@example.com", "first_name": "Lost %d"}`,
+			demoOrganization, n, n)}
 }
 
 // tokenOf stores a new token of the user of email, straight into the table.

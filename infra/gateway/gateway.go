@@ -65,7 +65,8 @@ func New(routes []Route, handlers map[string]http.Handler, stage string) (*Gatew
 	for _, rt := range routes {
 		h, ok := handlers[rt.Function]
 		if !ok || h == nil {
-			return nil, fmt.Errorf("new gateway: route %s %s names function %q, which has no handler", rt.Method, rt.Path, rt.Function)
+			return nil, fmt.Errorf("new gateway: route %s %s names function %q, which has no handler", rt.Method,
+				rt.Path, rt.Function)
 		}
 		if _, ok := g.adapters[rt.Function]; !ok {
 			g.adapters[rt.Function] = httpadapter.New(h)
@@ -107,10 +108,12 @@ func addRoute(byShape map[string]*resource, names map[string]string, resources *
 		names[shape] = namesKey(segs)
 		*resources = append(*resources, res)
 	} else if named := namesKey(segs); named != names[shape] {
-		return fmt.Errorf("route %s %s of %s: conflicts with sibling resource %s", rt.Method, rt.Path, rt.Function, names[shape])
+		return fmt.Errorf("route %s %s of %s: conflicts with sibling resource %s", rt.Method, rt.Path, rt.Function,
+			names[shape])
 	}
 	if prev, dup := res.methods[method]; dup {
-		return fmt.Errorf("route %s %s of %s: already served by %s (%s)", method, rt.Path, rt.Function, prev.Function, prev.Path)
+		return fmt.Errorf("route %s %s of %s: already served by %s (%s)", method, rt.Path, rt.Function,
+			prev.Function, prev.Path)
 	}
 	res.methods[method] = rt
 	return nil
@@ -328,7 +331,8 @@ func readBody(body io.Reader) ([]byte, error) {
 // invoke runs the function as the Lambda runtime would: with a Lambda context carrying its own
 // request id, and with a panic turned into a failed invocation (which API Gateway answers with 502)
 // instead of a dropped connection.
-func (g *Gateway) invoke(ctx context.Context, function string, ev events.APIGatewayProxyRequest) (resp events.APIGatewayProxyResponse, err error) {
+func (g *Gateway) invoke(ctx context.Context, function string,
+	ev events.APIGatewayProxyRequest) (resp events.APIGatewayProxyResponse, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("invoke %s: panic: %v", function, p)

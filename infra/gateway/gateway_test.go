@@ -22,17 +22,22 @@ func TestServeHTTPRouting(t *testing.T) {
 		wantResource string
 	}{
 		{"literal route", request{target: "/items"}, 200, "ItemsFunction", "/items", "/items"},
-		{"method on the same resource", request{method: "POST", target: "/items", body: "{}"}, 200, "ItemsFunction", "/items", "/items"},
+		{"method on the same resource", request{method: "POST", target: "/items", body: "{}"}, 200, "ItemsFunction",
+			"/items", "/items"},
 		{"request trailing slash", request{target: "/items/"}, 200, "ItemsFunction", "/items/", "/items"},
 		{"path parameter", request{target: "/items/42"}, 200, "ItemsFunction", "/items/42", "/items/{id}"},
 		{"path parameter trailing slash", request{target: "/items/42/"}, 200, "ItemsFunction", "/items/42/", "/items/{id}"},
 		{"encoded path parameter", request{target: "/items/a%2Fb%20c"}, 200, "ItemsFunction", "/items/a/b c", "/items/{id}"},
 		{"declared trailing slash, requested without", request{target: "/slash"}, 200, "SlashFunction", "/slash", "/slash/"},
 		{"declared trailing slash, requested with", request{target: "/slash/"}, 200, "SlashFunction", "/slash/", "/slash/"},
-		{"ANY serves DELETE", request{method: "DELETE", target: "/items/42"}, 200, "ItemsFunction", "/items/42", "/items/{id}"},
-		{"ANY serves PATCH", request{method: "PATCH", target: "/items/42", body: "{}"}, 200, "ItemsFunction", "/items/42", "/items/{id}"},
-		{"ANY serves OPTIONS", request{method: "OPTIONS", target: "/items/42"}, 200, "ItemsFunction", "/items/42", "/items/{id}"},
-		{"greedy parameter", request{target: "/files/a/b/c.txt"}, 200, "FilesFunction", "/files/a/b/c.txt", "/files/{proxy+}"},
+		{"ANY serves DELETE", request{method: "DELETE", target: "/items/42"}, 200, "ItemsFunction", "/items/42",
+			"/items/{id}"},
+		{"ANY serves PATCH", request{method: "PATCH", target: "/items/42", body: "{}"}, 200, "ItemsFunction",
+			"/items/42", "/items/{id}"},
+		{"ANY serves OPTIONS", request{method: "OPTIONS", target: "/items/42"}, 200, "ItemsFunction", "/items/42",
+			"/items/{id}"},
+		{"greedy parameter", request{target: "/files/a/b/c.txt"}, 200, "FilesFunction", "/files/a/b/c.txt",
+			"/files/{proxy+}"},
 		{"stage in the URL", request{target: "/Prod/items/42"}, 200, "ItemsFunction", "/items/42", "/items/{id}"},
 		{"unknown path", request{target: "/nope"}, 404, "", "", ""},
 		{"root", request{target: "/"}, 404, "", "", ""},
@@ -161,7 +166,8 @@ func TestEventFields(t *testing.T) {
 		{"Body", ev.Body, `{"a":1}`},
 		{"IsBase64Encoded", ev.IsBase64Encoded, false},
 		{"QueryStringParameters", ev.QueryStringParameters, map[string]string{"tag": "b", "q": "x y", "empty": ""}},
-		{"MultiValueQueryStringParameters", ev.MultiValueQueryStringParameters, map[string][]string{"tag": {"a", "b"}, "q": {"x y"}, "empty": {""}}},
+		{"MultiValueQueryStringParameters", ev.MultiValueQueryStringParameters,
+			map[string][]string{"tag": {"a", "b"}, "q": {"x y"}, "empty": {""}}},
 		{"Headers[X-Custom]", ev.Headers["X-Custom"], "second"},
 		{"MultiValueHeaders[X-Custom]", ev.MultiValueHeaders["X-Custom"], []string{"first", "second"}},
 		{"Headers[Host]", ev.Headers["Host"], "example.com"},
@@ -189,10 +195,12 @@ func TestEventFields(t *testing.T) {
 	t.Run("without stage, query or body", func(t *testing.T) {
 		ev, _, _ := g.Event(httptest.NewRequest(http.MethodGet, "/items", nil), nil)
 		if ev.QueryStringParameters != nil || ev.MultiValueQueryStringParameters != nil {
-			t.Errorf("query maps = %#v, %#v; want nil as API Gateway sends null", ev.QueryStringParameters, ev.MultiValueQueryStringParameters)
+			t.Errorf("query maps = %#v, %#v; want nil as API Gateway sends null", ev.QueryStringParameters,
+				ev.MultiValueQueryStringParameters)
 		}
 		if ev.Path != "/items" || ev.RequestContext.Path != "/items" || ev.Body != "" || ev.IsBase64Encoded {
-			t.Errorf("Path %q, RequestContext.Path %q, Body %q base64 %v", ev.Path, ev.RequestContext.Path, ev.Body, ev.IsBase64Encoded)
+			t.Errorf("Path %q, RequestContext.Path %q, Body %q base64 %v", ev.Path, ev.RequestContext.Path, ev.Body,
+				ev.IsBase64Encoded)
 		}
 	})
 	t.Run("binary body", func(t *testing.T) {
@@ -226,7 +234,8 @@ func TestFunctionSees(t *testing.T) {
 	}{
 		{"API Gateway context", request{target: "/items/42"}, func(t *testing.T, e echo) {
 			c := e.Context
-			if !e.HasContext || c.Stage != "Prod" || c.RequestID == "" || c.ResourcePath != "/items/{id}" || c.Path != "/items/42" || c.Identity.SourceIP != "192.0.2.1" {
+			if !e.HasContext || c.Stage != "Prod" || c.RequestID == "" || c.ResourcePath != "/items/{id}" ||
+				c.Path != "/items/42" || c.Identity.SourceIP != "192.0.2.1" {
 				t.Errorf("context = %+v (present %v)", c, e.HasContext)
 			}
 		}},
@@ -247,23 +256,27 @@ func TestFunctionSees(t *testing.T) {
 				t.Errorf("query = %v, want %v", e.Query, want)
 			}
 		}},
-		{"headers", request{target: "/items", header: http.Header{"X-Custom": {"one", "two"}, "X-Forwarded-Proto": {"https"}}}, func(t *testing.T, e echo) {
-			want := map[string][]string{
-				"X-Custom":          {"one", "two"},
-				"X-Forwarded-For":   {"192.0.2.1"},
-				"X-Forwarded-Proto": {"https"},
-				"X-Forwarded-Port":  {"443"},
-				"Host":              {"example.com"},
-			}
-			if !reflect.DeepEqual(e.Headers, want) || e.Host != "example.com" {
-				t.Errorf("headers = %v host %q, want %v", e.Headers, e.Host, want)
-			}
-		}},
-		{"body", request{method: "POST", target: "/items", body: `{"name":"x"}`, header: http.Header{"Content-Type": {"application/json"}}}, func(t *testing.T, e echo) {
-			if string(e.Body) != `{"name":"x"}` || e.Method != "POST" || e.Headers["Content-Type"][0] != "application/json" {
-				t.Errorf("body %q method %s headers %v", e.Body, e.Method, e.Headers)
-			}
-		}},
+		{"headers",
+			request{target: "/items", header: http.Header{"X-Custom": {"one", "two"}, "X-Forwarded-Proto": {"https"}}},
+			func(t *testing.T, e echo) {
+				want := map[string][]string{
+					"X-Custom":          {"one", "two"},
+					"X-Forwarded-For":   {"192.0.2.1"},
+					"X-Forwarded-Proto": {"https"},
+					"X-Forwarded-Port":  {"443"},
+					"Host":              {"example.com"},
+				}
+				if !reflect.DeepEqual(e.Headers, want) || e.Host != "example.com" {
+					t.Errorf("headers = %v host %q, want %v", e.Headers, e.Host, want)
+				}
+			}},
+		{"body",
+			request{method: "POST", target: "/items", body: `{"name":"x"}`,
+				header: http.Header{"Content-Type": {"application/json"}}}, func(t *testing.T, e echo) {
+				if string(e.Body) != `{"name":"x"}` || e.Method != "POST" || e.Headers["Content-Type"][0] != "application/json" {
+					t.Errorf("body %q method %s headers %v", e.Body, e.Method, e.Headers)
+				}
+			}},
 		{"binary body", request{method: "POST", target: "/items", body: "\xff\x00\x01"}, func(t *testing.T, e echo) {
 			if !bytes.Equal(e.Body, []byte{0xff, 0x00, 0x01}) {
 				t.Errorf("body = %v", e.Body)

@@ -29,7 +29,8 @@ type echo struct {
 }
 
 // echoedHeaders are the request headers the test functions report back.
-var echoedHeaders = []string{"X-Custom", "Content-Type", "X-Forwarded-For", "X-Forwarded-Proto", "X-Forwarded-Port", "Host"}
+var echoedHeaders = []string{"X-Custom", "Content-Type", "X-Forwarded-For", "X-Forwarded-Proto",
+	"X-Forwarded-Port", "Host"}
 
 // echoHandler stands in for a function: it reports what it received as JSON. The paths under
 // /broken misbehave the ways a function can: answering nothing, or panicking. A "status" query

@@ -29,7 +29,8 @@ func TestGatewayResponses(t *testing.T) {
 			http.StatusBadGateway, `{"detail": "A server error occurred."}`, "application/json"},
 		{"function panics", func() *http.Request { return request{target: "/broken/panic"}.build() },
 			http.StatusBadGateway, `{"detail": "A server error occurred."}`, "application/json"},
-		{"body over the limit, length declared", func() *http.Request { return request{method: "POST", target: "/items", body: tooLarge}.build() },
+		{"body over the limit, length declared",
+			func() *http.Request { return request{method: "POST", target: "/items", body: tooLarge}.build() },
 			http.StatusRequestEntityTooLarge, `{"message":"Request Too Long"}`, "application/json"},
 		{"body over the limit, length unknown", func() *http.Request {
 			r := request{method: "POST", target: "/items", body: tooLarge}.build()
@@ -75,8 +76,9 @@ func TestGatewayResponses(t *testing.T) {
 func TestWriteProxyResponse(t *testing.T) {
 	rec := httptest.NewRecorder()
 	writeProxyResponse(rec, events.APIGatewayProxyResponse{
-		StatusCode:        201,
-		Headers:           map[string]string{"X-A": "1", "X-B": "single", "Content-Type": "image/png", "Content-Length": "999"},
+		StatusCode: 201,
+		Headers: map[string]string{"X-A": "1", "X-B": "single", "Content-Type": "image/png",
+			"Content-Length": "999"},
 		MultiValueHeaders: map[string][]string{"X-A": {"1", "2"}},
 		Body:              "/wAB",
 		IsBase64Encoded:   true,
@@ -164,7 +166,8 @@ func TestConcurrentOverHTTP(t *testing.T) {
 				return
 			}
 			wantPath := fmt.Sprintf("/items/%d/", i)
-			if e.Path != wantPath || string(e.Body) != body || e.Query["n"][0] != fmt.Sprint(i) || e.Context.Identity.SourceIP != "127.0.0.1" {
+			if e.Path != wantPath || string(e.Body) != body || e.Query["n"][0] != fmt.Sprint(i) ||
+				e.Context.Identity.SourceIP != "127.0.0.1" {
 				errs <- fmt.Errorf("client %d: echo %+v", i, e)
 				return
 			}

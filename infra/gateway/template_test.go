@@ -130,7 +130,8 @@ func TestParseRoutesInline(t *testing.T) {
 
 func TestParseRoutesErrors(t *testing.T) {
 	event := func(props string) string {
-		return "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n        E:\n          Type: Api\n          Properties:\n" + props
+		return "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events:\n        " +
+			"E:\n          Type: Api\n          Properties:\n" + props
 	}
 	tests := []struct {
 		name    string
@@ -138,12 +139,14 @@ func TestParseRoutesErrors(t *testing.T) {
 		wantErr string
 	}{
 		{"not yaml", "Resources: [", "parse template"},
-		{"path from an intrinsic", event("            Path: !Sub /x/${Y}\n            Method: GET\n"), "Path must be a literal string, got tag !Sub"},
+		{"path from an intrinsic", event("            Path: !Sub /x/${Y}\n            Method: GET\n"),
+			"Path must be a literal string, got tag !Sub"},
 		{"missing path", event("            Method: GET\n"), "event E of F: missing Path"},
 		{"missing method", event("            Path: /x\n"), "missing Method"},
 		{"unknown method", event("            Path: /x\n            Method: FETCH\n"), `method "FETCH"`},
 		{"relative path", event("            Path: x\n            Method: GET\n"), "does not start with /"},
-		{"events not a map", "Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events: [1]\n", "properties of F"},
+		{"events not a map",
+			"Resources:\n  F:\n    Type: AWS::Serverless::Function\n    Properties:\n      Events: [1]\n", "properties of F"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -156,7 +159,8 @@ func TestParseRoutesErrors(t *testing.T) {
 }
 
 func TestParseRoutesNoFunctions(t *testing.T) {
-	routes, err := ParseRoutes([]byte("Resources:\n  T:\n    Type: AWS::DynamoDB::Table\n    Properties:\n      X: !Ref Y\n"))
+	routes, err := ParseRoutes([]byte("Resources:\n  T:\n    Type: AWS::DynamoDB::Table\n    Properties:\n    " +
+		"  X: !Ref Y\n"))
 	if err != nil || len(routes) != 0 {
 		t.Fatalf("ParseRoutes = %v, %v; want no route and no error", routes, err)
 	}

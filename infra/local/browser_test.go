@@ -54,7 +54,8 @@ func TestDocsPageInABrowser(t *testing.T) {
 		}
 	}
 	if len(shown) != len(ops) {
-		t.Errorf("the page shows %d operations, openapi.yaml has %d: %v", len(shown), len(ops), slices.Sorted(maps.Keys(shown)))
+		t.Errorf("the page shows %d operations, openapi.yaml has %d: %v", len(shown), len(ops),
+			slices.Sorted(maps.Keys(shown)))
 	}
 	for _, r := range routes {
 		if !paths[strings.TrimSuffix(r.Path, "/")] {
@@ -100,7 +101,8 @@ func serve(t *testing.T, db *testkit.DB) (*httptest.Server, []gateway.Route) {
 }
 
 // operationBlock is one operation as Swagger UI renders it: its block's method class, then its path.
-var operationBlock = regexp.MustCompile(`(?s)class="opblock opblock-(get|post|put|patch|delete|head|options)\b.*?data-path="([^"]*)"`)
+var operationBlock = regexp.MustCompile(`(?s)class="opblock ` +
+	`opblock-(get|post|put|patch|delete|head|options)\b.*?data-path="([^"]*)"`)
 
 // chromium runs headless Chromium once with the flags that work on a machine without internet (as
 // root, no sandbox; no background connections, which this network refuses) and returns its stdout.

@@ -44,7 +44,8 @@ const (
 const localEndpoint = "http://127.0.0.1:8000"
 
 func main() {
-	target := flag.String("target", targetLocal, "where to write: local (make run's DynamoDB) or aws (the deployed table TABLE_NAME)")
+	target := flag.String("target", targetLocal,
+		"where to write: local (make run's DynamoDB) or aws (the deployed table TABLE_NAME)")
 	flag.Usage = func() {
 		fmt.Fprintln(flag.CommandLine.Output(), "usage: seed [-target local|aws] FIXTURE.json")
 		flag.PrintDefaults()
@@ -85,15 +86,18 @@ func chooseDestination(target string, getenv func(string) string) (destination, 
 		return d, nil
 	case targetAWS:
 		if ep := getenv("DYNAMODB_ENDPOINT"); ep != "" {
-			return destination{}, fmt.Errorf("TARGET=aws writes to a table in AWS, but DYNAMODB_ENDPOINT=%s names a DynamoDB Local: unset it, or leave TARGET out to load into that DynamoDB Local", ep)
+			return destination{}, fmt.Errorf("TARGET=aws writes to a table in AWS, but DYNAMODB_ENDPOINT=%s names a "+
+				"DynamoDB Local: unset it, or leave TARGET out to load into that DynamoDB Local", ep)
 		}
 		table := getenv("TABLE_NAME")
 		if table == "" {
-			return destination{}, errors.New("TARGET=aws needs the deployed table named: make seed FILE=<path> TARGET=aws TABLE_NAME=<the stack's TableName output>")
+			return destination{}, errors.New("TARGET=aws needs the deployed table named: make seed FILE=<path> " +
+				"TARGET=aws TABLE_NAME=<the stack's TableName output>")
 		}
 		return destination{target: targetAWS, table: table}, nil
 	}
-	return destination{}, fmt.Errorf("TARGET=%q: want %s (the default, make run's DynamoDB) or %s", target, targetLocal, targetAWS)
+	return destination{}, fmt.Errorf("TARGET=%q: want %s (the default, make run's DynamoDB) or %s", target,
+		targetLocal, targetAWS)
 }
 
 // run loads the fixture at path into the target's table and prints what it did to out; for AWS, the

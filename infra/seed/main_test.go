@@ -39,7 +39,9 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 		return path
 	}
 	good := write("good.json", `{"users": [{"email": "seed@example.com", "password": "pbkdf2_sha256$1$s$x"}]}`)
-	bad := write("bad.json", `{"users": [{"email": "refused@example.com"}], "members": [{"organization_id": "`+uuid.NewString()+`", "user_id": "`+uuid.NewString()+`"}]}`)
+	bad := write("bad.json",
+		`{"users": [{"email": "refused@example.com"}], "members": [{"organization_id": "`+uuid.NewString()+
+			`", "user_id": "`+uuid.NewString()+`"}]}`)
 
 	tests := []struct {
 		name    string
@@ -47,8 +49,11 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 		wantOut []string
 		wantErr string
 	}{
-		{name: "first load creates the table", path: good, wantOut: []string{"created table " + table, "1 of 1 entries (100%)", "1 entries in ", "users:         1 new, 0 replaced"}},
-		{name: "second load replaces", path: good, wantOut: []string{"1 of 1 entries (100%)", "users:         0 new, 1 replaced"}},
+		{name: "first load creates the table", path: good,
+			wantOut: []string{"created table " + table, "1 of 1 entries (100%)", "1 entries in ",
+				"users:         1 new, 0 replaced"}},
+		{name: "second load replaces", path: good,
+			wantOut: []string{"1 of 1 entries (100%)", "users:         0 new, 1 replaced"}},
 		{name: "a refused file names the entry", path: bad, wantErr: "members[0] (id "},
 		{name: "a missing file", path: filepath.Join(dir, "nope.json"), wantErr: "open fixture"},
 	}
@@ -70,13 +75,15 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 					t.Errorf("output %q does not say %q", out.String(), want)
 				}
 			}
-			if tt.path == good && strings.Contains(out.String(), "created table") != (tt.name == "first load creates the table") {
+			if tt.path == good &&
+				strings.Contains(out.String(), "created table") != (tt.name == "first load creates the table") {
 				t.Errorf("output %q: the table is created on the first load only", out.String())
 			}
 		})
 	}
 	store := dynamo.New(client, table)
-	if acct, err := store.Credentials(ctx, "seed@example.com"); err != nil || acct == nil || acct.PasswordHash != "pbkdf2_sha256$1$s$x" {
+	if acct, err := store.Credentials(ctx, "seed@example.com"); err != nil || acct == nil ||
+		acct.PasswordHash != "pbkdf2_sha256$1$s$x" {
 		t.Errorf("loaded user: %+v, %v", acct, err)
 	}
 	if acct, err := store.Credentials(ctx, "refused@example.com"); err != nil || acct != nil {

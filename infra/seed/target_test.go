@@ -95,7 +95,9 @@ func TestRunToAWS(t *testing.T) {
 	})
 	dir := t.TempDir()
 	fixturePath := filepath.Join(dir, "admin.json")
-	if err := os.WriteFile(fixturePath, []byte(`{"users": [{"email": "admin@example.com", "password": "pbkdf2_sha256$1$s$x", "is_staff": true}]}`), 0o600); err != nil {
+	if err := os.WriteFile(fixturePath,
+		[]byte(`{"users": [{"email": "admin@example.com", "password": "pbkdf2_sha256$1$s$x", "is_staff": true}]}`),
+		0o600); err != nil {
 		t.Fatal(err)
 	}
 	emptyConfig := filepath.Join(dir, "aws-config")

@@ -28,7 +28,8 @@ import (
 // infra/scripts/docs-assets.sh installed, read at its first request.
 // The invitation e-mail goes where cfg says (mail.FromConfig): OUTBOX_DIR under make run and in the
 // tests that read it; nowhere (email_sent false) when cfg names no outbox or sender.
-func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config, now func() time.Time) map[string]*httpapi.Router {
+func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config,
+	now func() time.Time) map[string]*httpapi.Router {
 	mailer, err := mail.FromConfig(cfg, log, now)
 	if err != nil {
 		panic(fmt.Sprintf("stack: %v", err)) // local tooling only: a bad mail setting stops it at start

@@ -147,7 +147,8 @@ type call struct {
 
 func (c *Calls) middleware(stack *middleware.Stack) error {
 	return stack.Initialize.Add(middleware.InitializeMiddlewareFunc("testkit.count",
-		func(ctx context.Context, in middleware.InitializeInput, next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
+		func(ctx context.Context, in middleware.InitializeInput,
+			next middleware.InitializeHandler) (middleware.InitializeOutput, middleware.Metadata, error) {
 			start := time.Now()
 			c.mu.Lock()
 			latency := c.latency

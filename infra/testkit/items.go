@@ -17,7 +17,8 @@ func (db *DB) Items(tb testing.TB, prefix string) map[string]map[string]any {
 	tb.Helper()
 	client, _ := countingClient(tb, db.endpoint)
 	items := map[string]map[string]any{}
-	p := dynamodb.NewScanPaginator(client, &dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
+	p := dynamodb.NewScanPaginator(client,
+		&dynamodb.ScanInput{TableName: aws.String(db.Table), ConsistentRead: aws.Bool(true)})
 	for p.HasMorePages() {
 		page, err := p.NextPage(context.Background())
 		if err != nil {

@@ -95,7 +95,8 @@ func Main(m *testing.M) {
 	fmt.Fprintf(os.Stderr, "testkit: searched %d log lines (%d bytes) for %s and their %d-character pieces: %d leaks\n",
 		len(lines), size, secrets.summary(), pieceLen, len(leaks))
 	if dropped > 0 {
-		fmt.Fprintf(os.Stderr, "testkit: %d further log lines, beyond %d MiB, were not kept and not searched\n", dropped, maxCapture>>20)
+		fmt.Fprintf(os.Stderr, "testkit: %d further log lines, beyond %d MiB, were not kept and not searched\n",
+			dropped, maxCapture>>20)
 	}
 	for i, l := range leaks {
 		if i == 20 {

@@ -265,7 +265,8 @@ func (s *secretSet) summary() string {
 		kinds[kind]++
 	}
 	var parts []string
-	for _, kind := range []secretKind{kindPassword, kindHash, kindToken, kindTokenHash, kindCredential, kindInvitationToken} {
+	for _, kind := range []secretKind{kindPassword, kindHash, kindToken, kindTokenHash, kindCredential,
+		kindInvitationToken} {
 		if kinds[kind] > 0 {
 			parts = append(parts, fmt.Sprintf("%d %s", kinds[kind], kind))
 		}

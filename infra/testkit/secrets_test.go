@@ -55,12 +55,14 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 		{"8 characters of the token's hash", func() { log.Info("get token", "hash", hashPiece) }, kindTokenHash, true},
 		{"the password hash", func() { log.Error("request failed", "error", "bad hash "+argonHash) }, kindHash, false},
 		{"a piece of the hash's salt", func() { log.Warn("hash", "salt", "c2FsdHNh") }, kindHash, true},
-		{"a password, escaped in JSON", func() { log.Info("login", "body", `{"password": "Vq8"mLp2zR"}`) }, kindPassword, false},
+		{"a password, escaped in JSON", func() { log.Info("login", "body", `{"password": "Vq8"mLp2zR"}`) },
+			kindPassword, false},
 		{"a piece of a password", func() { log.Info("login", "p", "xq8\"mLp2zx") }, kindPassword, true},
 		{"a passphrase", func() { log.Info("login " + DefaultPassword) }, kindPassword, false},
 
 		{"the user id the token starts with", func() { log.Info("request", "user_id", userID, "hex", idHex) }, "", false},
-		{"a hash's public prefix", func() { log.Info("upgrade", "from", "argon2$argon2id$v=19$m=19456,t=2,p=1$") }, "", false},
+		{"a hash's public prefix", func() { log.Info("upgrade", "from", "argon2$argon2id$v=19$m=19456,t=2,p=1$") },
+			"", false},
 		{"a UUID that holds 8 hex digits of the token's hash", func() {
 			log.Info("request", "path", "/api/v1/comments/"+tokenHash[:8]+"-0000-4000-8000-000000000000/")
 		}, "", false},

@@ -27,10 +27,12 @@ func Config(local bool) (aws.Config, error) {
 	}
 	key, secret := os.Getenv("AWS_ACCESS_KEY_ID"), os.Getenv("AWS_SECRET_ACCESS_KEY")
 	if region == "" || key == "" || secret == "" {
-		return aws.Config{}, errors.New("AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set (Lambda sets them)")
+		return aws.Config{}, errors.New("AWS_REGION, AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY must be set " +
+			"(Lambda sets them)")
 	}
 	return aws.Config{
-		Region:      region,
-		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(key, secret, os.Getenv("AWS_SESSION_TOKEN"))),
+		Region: region,
+		Credentials: aws.NewCredentialsCache(credentials.NewStaticCredentialsProvider(key, secret,
+			os.Getenv("AWS_SESSION_TOKEN"))),
 	}, nil
 }

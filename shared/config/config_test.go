@@ -27,7 +27,8 @@ func TestInvitationMailSettings(t *testing.T) {
 	if c, err = config.FromEnv(); err != nil {
 		t.Fatal(err)
 	}
-	if c.SenderEmail != "invitations@example.com" || c.OutboxDir != "/tmp/outbox" || c.InvitationURL != "http://localhost:5173/accept/{token}" {
+	if c.SenderEmail != "invitations@example.com" || c.OutboxDir != "/tmp/outbox" ||
+		c.InvitationURL != "http://localhost:5173/accept/{token}" {
 		t.Fatalf("set: %+v", c)
 	}
 

@@ -170,7 +170,8 @@ func TestCheck(t *testing.T) {
 		{"login bad date-time", "POST", "/api/v1/auth/login", nil, 201, jsonHeader(),
 			strings.Replace(loginBody, `"last_login":"`+stamp, `"last_login":"yesterday`, 1), true},
 		{"login undeclared status 200", "POST", "/api/v1/auth/login", nil, 200, jsonHeader(), loginBody, true},
-		{"login undeclared status 404", "POST", "/api/v1/auth/login", nil, 404, jsonHeader(), `{"detail":"Not found."}`, true},
+		{"login undeclared status 404", "POST", "/api/v1/auth/login", nil, 404, jsonHeader(),
+			`{"detail":"Not found."}`, true},
 		{"login 400 credentials", "POST", "/api/v1/auth/login", nil, 400, jsonHeader(),
 			`{"non_field_errors":["Unable to log in with provided credentials."]}`, false},
 		{"login 400 parse error", "POST", "/api/v1/auth/login", nil, 400, jsonHeader(),
@@ -232,8 +233,10 @@ func TestCheck(t *testing.T) {
 		{"comment read parent not uuid", "GET", "/api/v1/comments/" + uuid1 + "/", nil, 200, jsonHeader(),
 			strings.Replace(commentRead, `"parent":null`, `"parent":"x"`, 1), true},
 		{"comment write", "PUT", "/api/v1/comments/" + uuid1 + "/", nil, 200, jsonHeader(),
-			`{"id":"` + uuid1 + `","content_type":"report","object_id":"` + uuid3 + `","tag":null,"text":"","parent":null}`, false},
-		{"comment write with commenter", "PATCH", "/api/v1/comments/" + uuid1 + "/", nil, 200, jsonHeader(), commentRead, true},
+			`{"id":"` + uuid1 + `","content_type":"report","object_id":"` + uuid3 +
+				`","tag":null,"text":"","parent":null}`, false},
+		{"comment write with commenter", "PATCH", "/api/v1/comments/" + uuid1 + "/", nil, 200, jsonHeader(),
+			commentRead, true},
 		{"comment write missing object_id", "PATCH", "/api/v1/comments/" + uuid1 + "/", nil, 200, jsonHeader(),
 			`{"id":"` + uuid1 + `","content_type":"report"}`, true},
 

@@ -21,7 +21,8 @@ func TestTokenStrings(t *testing.T) {
 	if other == tok {
 		t.Fatal("two tokens are equal")
 	}
-	for _, bad := range []string{"", "x", tok + "x", strings.Replace(tok, ".", "", 1), tok[:40], "zz" + tok[2:], tok[:33] + "!" + tok[34:]} {
+	for _, bad := range []string{"", "x", tok + "x", strings.Replace(tok, ".", "", 1), tok[:40], "zz" + tok[2:],
+		tok[:33] + "!" + tok[34:]} {
 		if _, _, ok := ParseTokenString(bad); ok {
 			t.Errorf("%q parsed", bad)
 		}

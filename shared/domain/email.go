@@ -29,7 +29,8 @@ func EmailKey(email string) string { return strings.ToLower(strings.TrimSpace(em
 // package, most never validate an email, and compiling the three would lengthen every cold start.
 var (
 	emailUser = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(?:[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)
+		return regexp.MustCompile(`(?i)^(?:[-!#$%&'*+/=?^_` + "`" + `{}|~0-9A-Z]+(?:\.[-!#$%&'*+/=?^_` + "`" +
+			`{}|~0-9A-Z]+)*|"(?:[\x01-\x08\x0b\x0c\x0e-\x1f!#-\[\]-\x7f]|\\[\x01-\x09\x0b\x0c\x0e-\x7f])*")$`)
 	})
 	emailDomain = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(?:[A-Z0-9](?:[A-Z0-9-]{0,61}[A-Z0-9])?\.)+[A-Z0-9-]{2,63}$`)

@@ -22,7 +22,8 @@ var zeroTime time.Time
 
 // CommentCount reads the object's COUNT item (count and owner) and, with a tag, its COUNT#TAG item too:
 // only the COUNT item names the owner, so a tag filter reads both, in one BatchGetItem.
-func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject, tag *string) (domain.CommentCount, error) {
+func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject,
+	tag *string) (domain.CommentCount, error) {
 	keys := countKeys(object, tag)
 	items, err := s.batchGet(ctx, "get comment counts", keys)
 	if err != nil {
@@ -135,7 +136,8 @@ var pageProjection = projectionOf(attrPK, attrSK, "id", "org_id", "commenter_id"
 
 // CommentPage reads the page's comments and their commenters in one BatchGetItem round trip (chunks of
 // 100 keys are sent in parallel).
-func (s *Store) CommentPage(ctx context.Context, refs []domain.CommentRef) ([]domain.Comment, map[string]domain.User, error) {
+func (s *Store) CommentPage(ctx context.Context,
+	refs []domain.CommentRef) ([]domain.Comment, map[string]domain.User, error) {
 	keys := make([]key, 0, 2*len(refs))
 	for _, r := range refs {
 		keys = append(keys, commentKey(r.ID))
@@ -198,11 +200,10 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 
 // CommentWriteReads reads the new parent and the target object's counter in one BatchGetItem; nothing
 // when there is neither.
-func (s *Store) CommentWriteReads(ctx context.Context, parentID string, moveTo *domain.CommentObject) (*domain.Comment, domain.CommentCount, error) {
+func (s *Store) CommentWriteReads(ctx context.Context, parentID string,
+	moveTo *domain.CommentObject) (*domain.Comment, domain.CommentCount, error) {
 	var keys []key
-	if parentID != "" {
-		keys = append(keys, commentKey(parentID))
-	}
+	pk := askFor(&keys, parentID != "", commentKey(parentID))
 	var ck key
 	if moveTo != nil {
 		ck = objectCountKey(moveTo.ContentType, moveTo.ObjectID)
@@ -215,13 +216,9 @@ func (s *Store) CommentWriteReads(ctx context.Context, parentID string, moveTo *
 	if err != nil {
 		return nil, domain.CommentCount{}, err
 	}
-	var parent *domain.Comment
-	if item := items[commentKey(parentID)]; parentID != "" && item != nil {
-		p, err := decodeComment(item)
-		if err != nil {
-			return nil, domain.CommentCount{}, err
-		}
-		parent = &p
+	parent, err := decodeOptional(items[pk], decodeComment)
+	if err != nil {
+		return nil, domain.CommentCount{}, err
 	}
 	var count domain.CommentCount
 	if moveTo != nil {

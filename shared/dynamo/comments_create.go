@@ -21,7 +21,8 @@ import (
 //     on this object) and bumping it, as a re-parent does (UpdateComment).
 //
 // With done set, the same transaction completes its Idempotency-Key claim.
-func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment, done *domain.IdempotencyDone) error {
+func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment,
+	done *domain.IdempotencyDone) error {
 	c.Version, c.Replies = 1, 0
 	av, err := attributevalue.MarshalMap(toCommentItem(c))
 	if err != nil {

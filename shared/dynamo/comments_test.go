@@ -120,7 +120,8 @@ func TestUpdateCommentConditions(t *testing.T) {
 		next := leaf
 		next.ParentID = &mid.ID
 		parent := w.get(t, mid.ID)
-		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: leaf, New: next, NewParent: &parent, Ancestors: []domain.Comment{staleRoot}})
+		err := w.db.Store.UpdateComment(ctx,
+			domain.CommentUpdate{Old: leaf, New: next, NewParent: &parent, Ancestors: []domain.Comment{staleRoot}})
 		if domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Fatalf("got %v, want ECONFLICT", err)
 		}
@@ -137,7 +138,9 @@ func TestUpdateCommentConditions(t *testing.T) {
 		next = old
 		next.ParentID = &mid.ID
 		m, r := w.get(t, mid.ID), w.get(t, root.ID)
-		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &m, Ancestors: []domain.Comment{r}}))
+		must(t,
+			w.db.Store.UpdateComment(ctx,
+				domain.CommentUpdate{Old: old, New: next, NewParent: &m, Ancestors: []domain.Comment{r}}))
 		if r, m := w.get(t, root.ID), w.get(t, mid.ID); r.Replies != 1 || m.Replies != 1 {
 			t.Fatalf("replies: root %d, mid %d", r.Replies, m.Replies)
 		}
@@ -174,7 +177,8 @@ func TestCommentIndexAndPage(t *testing.T) {
 		desc  bool
 		limit int
 	}{{false, 100}, {true, 100}, {false, 7}, {true, 1}, {false, 1000}} {
-		refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Descending: tc.desc, Limit: tc.limit})
+		refs, err := w.db.Store.CommentIndex(ctx,
+			domain.CommentIndexQuery{Object: w.object, Descending: tc.desc, Limit: tc.limit})
 		must(t, err)
 		if len(refs) != min(tc.limit, 100) {
 			t.Fatalf("limit %d: %d refs", tc.limit, len(refs))
@@ -213,7 +217,8 @@ func TestCommentIndexAndPage(t *testing.T) {
 	if _, err := w.db.Store.Comment(ctx, uuid.NewString()); domain.ErrorCode(err) != domain.ENOTFOUND {
 		t.Fatalf("missing comment: %v", err)
 	}
-	if c := w.count(t, domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()}, "x"); c != (domain.CommentCount{}) {
+	if c := w.count(t, domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()},
+		"x"); c != (domain.CommentCount{}) {
 		t.Fatalf("count of nothing %+v", c)
 	}
 }

@@ -137,7 +137,8 @@ func parentUpdates(u domain.CommentUpdate) ([]types.TransactWriteItem, error) {
 					guarded[a.ID] = true
 				}
 			}
-			item, err := updateItem(commentKey(oldParent), expression.Add(expression.Name("replies"), expression.Value(-1)), &cond)
+			item, err := updateItem(commentKey(oldParent),
+				expression.Add(expression.Name("replies"), expression.Value(-1)), &cond)
 			if err != nil {
 				return nil, err
 			}
@@ -180,7 +181,8 @@ func parentUpdates(u domain.CommentUpdate) ([]types.TransactWriteItem, error) {
 
 // updateItem builds one transaction Update from the expression builder (names and values escaped for
 // us: "text" is a DynamoDB reserved word).
-func updateItem(k key, upd expression.UpdateBuilder, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
+func updateItem(k key, upd expression.UpdateBuilder,
+	cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
 	b := expression.NewBuilder().WithUpdate(upd)
 	if cond != nil {
 		b = b.WithCondition(*cond)

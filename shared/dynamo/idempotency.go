@@ -46,7 +46,8 @@ func toIdempotencyItem(c domain.IdempotencyClaim) idempotencyItem {
 // one past its time to live (DynamoDB removes those late), or one in progress whose lease ran out (its
 // request died; that request's transaction, conditioned on its own claim, can no longer land). A record
 // that holds the key comes back with the failed condition, so a refusal costs no read of its own.
-func (s *Store) ClaimIdempotencyKey(ctx context.Context, c domain.IdempotencyClaim) (domain.IdempotencyRecord, bool, error) {
+func (s *Store) ClaimIdempotencyKey(ctx context.Context,
+	c domain.IdempotencyClaim) (domain.IdempotencyRecord, bool, error) {
 	av, err := attributevalue.MarshalMap(toIdempotencyItem(c))
 	if err != nil {
 		return domain.IdempotencyRecord{}, false, fail("encode idempotency key", err)
@@ -73,7 +74,8 @@ func (s *Store) ClaimIdempotencyKey(ctx context.Context, c domain.IdempotencyCla
 		return domain.IdempotencyRecord{}, false, fail("decode idempotency key", err)
 	}
 	if held.PK == "" {
-		return domain.IdempotencyRecord{}, false, fail("claim idempotency key", errors.New("the refused claim brought no record back"))
+		return domain.IdempotencyRecord{}, false, fail("claim idempotency key",
+			errors.New("the refused claim brought no record back"))
 	}
 	if held.Owner == c.Owner {
 		// The SDK sent the claim again after its first answer was lost: the record is this claim.

@@ -30,10 +30,12 @@ func (s *Store) BeginLogin(ctx context.Context, email, sourceIP string, now time
 	}
 	var claims []*claim
 	if email != "" {
-		claims = append(claims, &claim{k: loginFailureEmailKey(email), limit: domain.LoginFailuresPerEmail, window: &att.Claim.EmailWindow})
+		claims = append(claims,
+			&claim{k: loginFailureEmailKey(email), limit: domain.LoginFailuresPerEmail, window: &att.Claim.EmailWindow})
 	}
 	if sourceIP != "" {
-		claims = append(claims, &claim{k: loginFailureIPKey(sourceIP), limit: domain.LoginFailuresPerIP, window: &att.Claim.IPWindow})
+		claims = append(claims,
+			&claim{k: loginFailureIPKey(sourceIP), limit: domain.LoginFailuresPerIP, window: &att.Claim.IPWindow})
 	}
 	var readErr error
 	inParallel(len(claims)+1, func(i int) {

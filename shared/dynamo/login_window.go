@@ -43,7 +43,8 @@ const conflictAttempts = 3
 // none; an ended window (the item outlives it until TTL removes it) is restarted by a second write,
 // conditional on the window it saw, so that of attempts that arrive at once only one restarts it and
 // the others count in the new window.
-func (s *Store) claimWindow(ctx context.Context, k key, limit int, now time.Time) (claimed domain.FailureWindow, wait time.Duration, err error) {
+func (s *Store) claimWindow(ctx context.Context, k key, limit int,
+	now time.Time) (claimed domain.FailureWindow, wait time.Duration, err error) {
 	end := now.Add(domain.LoginWindow)
 	failures, ends := expression.Name(attrFailures), expression.Name(attrWindowEnds)
 	count := expression.Add(failures, expression.Value(1)).
@@ -106,7 +107,8 @@ func unchanged(seen windowItem) expression.ConditionBuilder {
 // attempt whose answer was lost: the window is read back instead, and the update landed when the window
 // carries its id (the window as read is then the one it left, or a later one). Not landed, or not
 // read, the claim fails, and no password is checked.
-func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBuilder, cond expression.ConditionBuilder) (map[string]types.AttributeValue, error) {
+func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBuilder,
+	cond expression.ConditionBuilder) (map[string]types.AttributeValue, error) {
 	id, err := newWriteID()
 	if err != nil {
 		return nil, err

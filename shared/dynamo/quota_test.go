@@ -59,7 +59,8 @@ func TestCreateInvitationCountsAgainstTheQuota(t *testing.T) {
 		must(t, err)
 	}
 	full := quota()
-	if full.Used != domain.InvitationsPerWindow || full.Wait(start.Add(time.Minute)) != domain.InvitationWindow-time.Minute {
+	if full.Used != domain.InvitationsPerWindow ||
+		full.Wait(start.Add(time.Minute)) != domain.InvitationWindow-time.Minute {
 		t.Fatalf("quota %+v", full)
 	}
 	// Full: the write refuses, even from a caller that did not look, or read it before it filled.

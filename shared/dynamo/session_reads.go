@@ -16,7 +16,8 @@ var (
 )
 
 // SessionAndInvitation reads the session of ref and invitation id together, strongly consistent.
-func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef, id string) (domain.Session, *domain.Invitation, error) {
+func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef,
+	id string) (domain.Session, *domain.Invitation, error) {
 	ik := invitationKey(id)
 	items, err := s.batchGet(ctx, "read session and invitation", append(sessionKeys(ref), ik))
 	if err != nil {
@@ -34,25 +35,17 @@ func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef, i
 }
 
 // ReadComments reads the session of ref and what q names together, strongly consistent.
-func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.CommentReads) (domain.CommentRead, error) {
+func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
+	q domain.CommentReads) (domain.CommentRead, error) {
 	keys := sessionKeys(ref)
-	var ck, pk key
+	ck := askFor(&keys, q.CommentID != "", commentKey(q.CommentID))
+	pk := askFor(&keys, q.ParentID != "", commentKey(q.ParentID))
 	var counts []key
-	if q.CommentID != "" {
-		ck = commentKey(q.CommentID)
-		keys = append(keys, ck)
-	}
-	if q.ParentID != "" {
-		pk = commentKey(q.ParentID)
-		keys = append(keys, pk)
-	}
 	if q.Object != nil {
 		counts = countKeys(*q.Object, q.Tag)
 		keys = append(keys, counts...)
 	}
-	if q.OrganizationID != "" {
-		keys = append(keys, orgKey(q.OrganizationID))
-	}
+	ok := askFor(&keys, q.OrganizationID != "", orgKey(q.OrganizationID))
 	items, err := s.batchGet(ctx, "read session and comments", keys)
 	if err != nil {
 		return domain.CommentRead{}, err
@@ -61,10 +54,10 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.
 	if out.Session, err = decodeSession(items, ref); err != nil {
 		return domain.CommentRead{}, err
 	}
-	if out.Comment, err = decodeOptionalComment(items[ck], q.CommentID != ""); err != nil {
+	if out.Comment, err = decodeOptional(items[ck], decodeComment); err != nil {
 		return domain.CommentRead{}, err
 	}
-	if out.Parent, err = decodeOptionalComment(items[pk], q.ParentID != ""); err != nil {
+	if out.Parent, err = decodeOptional(items[pk], decodeComment); err != nil {
 		return domain.CommentRead{}, err
 	}
 	if q.Object != nil {
@@ -72,23 +65,31 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef, q domain.
 			return domain.CommentRead{}, err
 		}
 	}
-	if item := items[orgKey(q.OrganizationID)]; q.OrganizationID != "" && item != nil {
-		org, err := decodeOrganization(item)
-		if err != nil {
-			return domain.CommentRead{}, err
-		}
-		out.Organization = &org
+	if out.Organization, err = decodeOptional(items[ok], decodeOrganization); err != nil {
+		return domain.CommentRead{}, err
 	}
 	return out, nil
 }
 
-func decodeOptionalComment(item map[string]types.AttributeValue, asked bool) (*domain.Comment, error) {
-	if !asked || item == nil {
+// askFor adds k to the keys of a BatchGetItem when asked, and returns the key to look its answer up
+// by: k, or else the zero key, which no answer has.
+func askFor(keys *[]key, asked bool, k key) key {
+	if !asked {
+		return key{}
+	}
+	*keys = append(*keys, k)
+	return k
+}
+
+// decodeOptional decodes one answer of a BatchGetItem; nil when the item was not found or not asked for.
+func decodeOptional[T any](item map[string]types.AttributeValue,
+	decode func(map[string]types.AttributeValue) (T, error)) (*T, error) {
+	if item == nil {
 		return nil, nil
 	}
-	c, err := decodeComment(item)
+	v, err := decode(item)
 	if err != nil {
 		return nil, err
 	}
-	return &c, nil
+	return &v, nil
 }

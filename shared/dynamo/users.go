@@ -176,7 +176,8 @@ func (s *Store) Session(ctx context.Context, ref domain.TokenRef) (domain.Sessio
 
 // RevokeToken deletes the token of ref; deleting one already gone is no error (a logout said twice).
 func (s *Store) RevokeToken(ctx context.Context, ref domain.TokenRef) error {
-	return s.transact(ctx, "revoke token", []types.TransactWriteItem{{Delete: &types.Delete{Key: tokenKey(ref.Hash).av()}}})
+	return s.transact(ctx, "revoke token",
+		[]types.TransactWriteItem{{Delete: &types.Delete{Key: tokenKey(ref.Hash).av()}}})
 }
 
 // sessionKeys are the items of a session, to be read in the same BatchGetItem as a request's first data.

@@ -63,7 +63,8 @@ func TestAWriteWhoseAnswerIsLostIsReadBackOnce(t *testing.T) {
 		if got, want := proxy.Calls()[before:], []string{"DeleteItem", "BatchGetItem"}; !slices.Equal(got, want) {
 			t.Errorf("revoke token under %s: calls %v, want %v", f.Mode, got, want)
 		}
-		if s, err := db.Store.Session(context.Background(), domain.TokenRef{UserID: u.ID, Hash: hash}); err != nil || s.Found {
+		if s, err := db.Store.Session(context.Background(),
+			domain.TokenRef{UserID: u.ID, Hash: hash}); err != nil || s.Found {
 			t.Errorf("revoke token under %s: the token is still there (%v)", f.Mode, err)
 		}
 	}
@@ -95,7 +96,8 @@ func TestAWriteThatDidNotLandIsSentAgainThenUnavailable(t *testing.T) {
 	if err := store.CreateUser(context.Background(), u, nil); err != nil {
 		t.Errorf("create user dropped once: %v, want it done", err)
 	}
-	if got, want := proxy.Calls()[before:], []string{"TransactWriteItems", "BatchGetItem", "TransactWriteItems"}; !slices.Equal(got, want) {
+	if got, want := proxy.Calls()[before:], []string{"TransactWriteItems", "BatchGetItem",
+		"TransactWriteItems"}; !slices.Equal(got, want) {
 		t.Errorf("create user dropped once: calls %v, want %v", got, want)
 	}
 }

@@ -34,7 +34,8 @@ func Bearer(r *http.Request) (domain.TokenRef, error) {
 	case len(words) == 1:
 		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. No credentials provided.")
 	case len(words) > 2:
-		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED, "Invalid token header. Token string should not contain spaces.")
+		return domain.TokenRef{}, domain.Errorf(domain.EUNAUTHENTICATED,
+			"Invalid token header. Token string should not contain spaces.")
 	}
 	userID, hash, ok := domain.ParseTokenString(words[1])
 	if !ok {

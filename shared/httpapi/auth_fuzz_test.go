@@ -41,7 +41,8 @@ func FuzzAuthorization(f *testing.F) {
 		f.Fatal(err)
 	}
 	for _, h := range []string{
-		"", " ", "Bearer", "bearer ", "Bearer " + token, "BEARER\t" + token + " ", "Bearer  " + token, "Bearer " + token + " x",
+		"", " ", "Bearer", "bearer ", "Bearer " + token, "BEARER\t" + token + " ", "Bearer  " + token,
+		"Bearer " + token + " x",
 		"Token " + token, "Basic YWRtaW46eA==", "Bearer " + token[:len(token)-1], "Bearer " + strings.ToUpper(token),
 		"Bearer " + token + "=", "Bearer 6f9619ff8b86d011b42d00cf4fc964ff.", "Bearer \x00", "Bearer\u00a0" + token,
 		"Bearer " + strings.Repeat("a", 300), "Bearer " + token[:32] + "." + strings.Repeat("A", 43), "Bearer\xff " + token,

@@ -57,7 +57,8 @@ func TestStringField(t *testing.T) {
 		{"blank refused", `{"f": "   "}`, Text{}, nil, map[string][]string{"f": {"This field may not be blank."}}},
 		{"blank allowed", `{"f": ""}`, Text{AllowBlank: true}, domain.Ptr(""), nil},
 		{"max length in characters", `{"f": "ééé"}`, Text{MaxLength: 3}, domain.Ptr("ééé"), nil},
-		{"too long", `{"f": "abcd"}`, Text{MaxLength: 3}, nil, map[string][]string{"f": {"Ensure this field has no more than 3 characters."}}},
+		{"too long", `{"f": "abcd"}`, Text{MaxLength: 3}, nil,
+			map[string][]string{"f": {"Ensure this field has no more than 3 characters."}}},
 		{"bad email", `{"f": "a@b"}`, Text{Email: true}, nil, map[string][]string{"f": {"Enter a valid email address."}}},
 		{"email", `{"f": "a.b+c@example.co.uk"}`, Text{Email: true}, domain.Ptr("a.b+c@example.co.uk"), nil},
 		{"null character", `{"f": "a\u0000b"}`, Text{}, nil, map[string][]string{"f": {"Null characters are not allowed."}}},
@@ -118,7 +119,9 @@ func TestChoiceField(t *testing.T) {
 }
 
 func TestUUIDFields(t *testing.T) {
-	b := decode(t, `{"a": "6F9619FF-8B86-D011-B42D-00CF4FC964FF", "b": "nope", "c": null, "d": ["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "6f9619ff-8b86-d011-b42d-00cf4fc964ff"], "e": "x", "f": [1], "g": {}}`)
+	b := decode(t,
+		`{"a": "6F9619FF-8B86-D011-B42D-00CF4FC964FF", "b": "nope", "c": null, "d": `+
+			`["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "6f9619ff-8b86-d011-b42d-00cf4fc964ff"], "e": "x", "f": [1], "g": {}}`)
 	a, _ := b.UUID("a", true, false)
 	if deref(a) != "6f9619ff-8b86-d011-b42d-00cf4fc964ff" {
 		t.Errorf("a = %s", deref(a))
@@ -161,7 +164,8 @@ func TestUUIDListBound(t *testing.T) {
 		t.Errorf("over the bound: %v %v", ids, ok)
 	}
 	b.UUIDList("bad", 3)
-	want := map[string][]string{"over": {"Ensure this field has no more than 3 elements."}, "bad": {"Must be a valid UUID."}}
+	want := map[string][]string{"over": {"Ensure this field has no more than 3 elements."},
+		"bad": {"Must be a valid UUID."}}
 	if errs := fieldErrors(t, b); !reflect.DeepEqual(errs, want) {
 		t.Errorf("errors %v\nwant %v", errs, want)
 	}
@@ -204,12 +208,18 @@ func TestDecodeObjectRefusals(t *testing.T) {
 	}{
 		{"text/plain", `{}`, "text/plain", domain.EMEDIATYPE, `Unsupported media type "text/plain" in request.`, nil},
 		{"no content type", `{}`, "", domain.EMEDIATYPE, `Unsupported media type "" in request.`, nil},
-		{"white space as text/plain", "  \n", "text/plain", domain.EMEDIATYPE, `Unsupported media type "text/plain" in request.`, nil},
-		{"too large", `{"a": "` + strings.Repeat("x", MaxBodyBytes) + `"}`, "application/json", domain.ETOOLARGE, "Request body too large.", nil},
-		{"list", `[]`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got list."}}},
-		{"null", `null`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got NoneType."}}},
-		{"float", `1.5`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got float."}}},
-		{"bool", `true`, "application/json", domain.EINVALID, "", map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got bool."}}},
+		{"white space as text/plain", "  \n", "text/plain", domain.EMEDIATYPE,
+			`Unsupported media type "text/plain" in request.`, nil},
+		{"too large", `{"a": "` + strings.Repeat("x", MaxBodyBytes) + `"}`, "application/json", domain.ETOOLARGE,
+			"Request body too large.", nil},
+		{"list", `[]`, "application/json", domain.EINVALID, "",
+			map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got list."}}},
+		{"null", `null`, "application/json", domain.EINVALID, "",
+			map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got NoneType."}}},
+		{"float", `1.5`, "application/json", domain.EINVALID, "",
+			map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got float."}}},
+		{"bool", `true`, "application/json", domain.EINVALID, "",
+			map[string][]string{"non_field_errors": {"Invalid data. Expected a dictionary, but got bool."}}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := httptest.NewRequest("POST", "/x", strings.NewReader(tc.body))
@@ -238,7 +248,8 @@ func TestDecodeObjectRefusals(t *testing.T) {
 
 // FuzzBody holds that no body a client sends makes decoding or field reading panic.
 func FuzzBody(f *testing.F) {
-	for _, s := range []string{`{}`, `{"a": "x", "b": [1, "2"], "c": null}`, `[`, `"\ud800"`, `{"a": 1e999}`, `{"a": {"b": []}}`} {
+	for _, s := range []string{`{}`, `{"a": "x", "b": [1, "2"], "c": null}`, `[`, `"\ud800"`, `{"a": 1e999}`,
+		`{"a": {"b": []}}`} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, body string) {
@@ -260,7 +271,8 @@ func TestParseUUID(t *testing.T) {
 	const want = "6f9619ff-8b86-d011-b42d-00cf4fc964ff"
 	for in, ok := range map[string]bool{
 		want: true, "6F9619FF8B86D011B42D00CF4FC964FF": true, "{" + want + "}": true, "urn:uuid:" + want: true,
-		"6f96-19ff8b86d011b42d00cf4fc964ff": true, "": false, "x": false, want + "0": false, "6f9619ff-8b86-d011-b42d-00cf4fc964fg": false,
+		"6f96-19ff8b86d011b42d00cf4fc964ff": true, "": false, "x": false, want + "0": false,
+		"6f9619ff-8b86-d011-b42d-00cf4fc964fg": false,
 	} {
 		got, gotOK := ParseUUID(in)
 		if gotOK != ok || (ok && got != want) {

@@ -34,7 +34,8 @@ var (
 // an error reaches the client. handled counts the handler calls.
 func corsRouter(origins []string, handled *int) *Router {
 	rt := NewRouter(slog.Default()) // captured by testkit.Main
-	rt.UseAuthenticator(&Authenticator{Sessions: &sessions{users: map[string]domain.User{corsUser.ID: corsUser}}, Now: time.Now})
+	rt.UseAuthenticator(&Authenticator{Sessions: &sessions{users: map[string]domain.User{corsUser.ID: corsUser}},
+		Now: time.Now})
 	rt.AllowOrigins(origins)
 	authenticated := func(w http.ResponseWriter, r *http.Request) error {
 		*handled++
@@ -111,27 +112,34 @@ func TestCORS(t *testing.T) {
 		// Preflights from a listed origin: answered before the handler (no credentials), with the path's methods.
 		{"preflight", []string{appOrigin, adminOrigin}, "OPTIONS", "/api/v1/things/42/", preflight, 204, "",
 			map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin",
-				"Access-Control-Allow-Methods": "GET, HEAD, PATCH", "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
-				"Access-Control-Max-Age": "600"}, false},
+				"Access-Control-Allow-Methods": "GET, HEAD, PATCH",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+				"Access-Control-Max-Age":       "600"}, false},
 		{"preflight without the slash, second origin", []string{appOrigin, adminOrigin}, "OPTIONS", "/api/v1/login",
 			map[string]string{"Origin": adminOrigin, "Access-Control-Request-Method": "POST"}, 204, "",
 			map[string]string{"Access-Control-Allow-Origin": adminOrigin, "Vary": "Origin",
-				"Access-Control-Allow-Methods": "POST", "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
-				"Access-Control-Max-Age": "600"}, false},
+				"Access-Control-Allow-Methods": "POST",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+				"Access-Control-Max-Age":       "600"}, false},
 		{"preflight for a method the path lacks", []string{appOrigin}, "OPTIONS", "/api/v1/login",
 			map[string]string{"Origin": appOrigin, "Access-Control-Request-Method": "DELETE"}, 204, "",
 			map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin",
-				"Access-Control-Allow-Methods": "POST", "Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
-				"Access-Control-Max-Age": "600"}, false},
+				"Access-Control-Allow-Methods": "POST",
+				"Access-Control-Allow-Headers": "Authorization, Content-Type, Idempotency-Key",
+				"Access-Control-Max-Age":       "600"}, false},
 		{"preflight, unknown path", []string{appOrigin}, "OPTIONS", "/api/v1/nothing/", preflight,
-			404, `{"detail":"Not found."}`, map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin"}, false},
+			404, `{"detail":"Not found."}`,
+			map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin"}, false},
 		{"preflight, path with an empty segment", []string{appOrigin}, "OPTIONS", "/api/v1/things//", preflight,
-			404, `{"detail":"Not found."}`, map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin"}, false},
+			404, `{"detail":"Not found."}`,
+			map[string]string{"Access-Control-Allow-Origin": appOrigin, "Vary": "Origin"}, false},
 
 		// Any other request from a listed origin: its usual answer plus the CORS headers, errors included.
-		{"GET", []string{appOrigin}, "GET", "/api/v1/things/42/", map[string]string{"Origin": appOrigin, "Authorization": "Bearer x"},
+		{"GET", []string{appOrigin}, "GET", "/api/v1/things/42/",
+			map[string]string{"Origin": appOrigin, "Authorization": "Bearer x"},
 			200, `{"id":"42"}`, listed(nil), true},
-		{"HEAD", []string{appOrigin}, "HEAD", "/api/v1/things/42", map[string]string{"Origin": appOrigin, "Authorization": "Bearer x"},
+		{"HEAD", []string{appOrigin}, "HEAD", "/api/v1/things/42",
+			map[string]string{"Origin": appOrigin, "Authorization": "Bearer x"},
 			200, ``, listed(nil), true},
 		{"401", []string{appOrigin}, "PATCH", "/api/v1/things/42/", map[string]string{"Origin": appOrigin},
 			401, `{"detail":"Authentication credentials were not provided."}`, listed(nil), true},
@@ -139,11 +147,14 @@ func TestCORS(t *testing.T) {
 			400, `{"username":["This field is required."]}`, listed(nil), true},
 		{"404", []string{appOrigin}, "GET", "/api/v1/nothing", map[string]string{"Origin": appOrigin},
 			404, `{"detail":"Not found."}`, listed(nil), false},
-		{"401 for a method the path lacks", []string{appOrigin}, "DELETE", "/api/v1/things/42/", map[string]string{"Origin": appOrigin},
+		{"401 for a method the path lacks", []string{appOrigin}, "DELETE", "/api/v1/things/42/",
+			map[string]string{"Origin": appOrigin},
 			401, noCredentials, listed(nil), false},
-		{"405 without OPTIONS in Allow", []string{appOrigin}, "DELETE", "/api/v1/things/42/", withToken(map[string]string{"Origin": appOrigin}),
+		{"405 without OPTIONS in Allow", []string{appOrigin}, "DELETE", "/api/v1/things/42/",
+			withToken(map[string]string{"Origin": appOrigin}),
 			405, `{"detail":"Method \"DELETE\" not allowed."}`, listed(map[string]string{"Allow": "GET, HEAD, PATCH"}), false},
-		{"OPTIONS that is no preflight", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/", withToken(map[string]string{"Origin": appOrigin}),
+		{"OPTIONS that is no preflight", []string{appOrigin}, "OPTIONS", "/api/v1/things/42/",
+			withToken(map[string]string{"Origin": appOrigin}),
 			405, notAllowed, listed(map[string]string{"Allow": "GET, HEAD, PATCH"}), false},
 		{"500", []string{appOrigin}, "GET", "/api/v1/boom", map[string]string{"Origin": appOrigin},
 			500, `{"detail":"A server error occurred."}`, listed(nil), false},
@@ -162,7 +173,8 @@ func TestCORS(t *testing.T) {
 			200, `{"id":"42"}`, map[string]string{"Vary": "Origin"}, true},
 		{"no origin", []string{appOrigin}, "GET", "/api/v1/things/42/", map[string]string{"Authorization": "Bearer x"},
 			200, `{"id":"42"}`, map[string]string{"Vary": "Origin"}, true},
-		{"no origin, preflight shape", []string{appOrigin}, "OPTIONS", "/api/v1/login", map[string]string{"Access-Control-Request-Method": "POST"},
+		{"no origin, preflight shape", []string{appOrigin}, "OPTIONS", "/api/v1/login",
+			map[string]string{"Access-Control-Request-Method": "POST"},
 			405, notAllowed, map[string]string{"Vary": "Origin", "Allow": "POST"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

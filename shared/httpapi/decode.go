@@ -48,7 +48,8 @@ func DecodeObject(r *http.Request) (*Body, error) {
 		return nil, domain.Errorf(domain.EINVALID, "JSON parse error - %s", "Extra data after the JSON value")
 	}
 	if kind := pythonType(v); kind != "dict" {
-		return nil, domain.FieldError(domain.NonFieldErrors, fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", kind))
+		return nil, domain.FieldError(domain.NonFieldErrors,
+			fmt.Sprintf("Invalid data. Expected a dictionary, but got %s.", kind))
 	}
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(v, &fields); err != nil {

@@ -42,10 +42,12 @@ const nonFieldPrefix = "Invalid data. Expected a dictionary, but got "
 // space to MaxBodyBytes-128+edge bytes, so that inputs cross the 1 MiB limit without a megabyte in the
 // corpus.
 func FuzzDecodeObject(f *testing.F) {
-	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "", "text/plain", "application/json;;", "application/jsonx"} {
+	for _, ct := range []string{"application/json", "application/json; charset=utf-8", "APPLICATION/JSON", "",
+		"text/plain", "application/json;;", "application/jsonx"} {
 		f.Add(ct, []byte(`{"a": 1}`), uint8(0))
 	}
-	for _, v := range append(hostileValues, ``, ` `, `{`, `{"a": 1} x`, `{"a": 1,}`, `{a: 1}`, "{\"a\": \"\xff\"}", "\xef\xbb\xbf{}") {
+	for _, v := range append(hostileValues, ``, ` `, `{`, `{"a": 1} x`, `{"a": 1,}`, `{a: 1}`,
+		"{\"a\": \"\xff\"}", "\xef\xbb\xbf{}") {
 		f.Add("application/json", []byte(v), uint8(0))
 		f.Add("application/json", []byte(`{"f": `+v+`, "f": 2}`), uint8(0))
 	}
@@ -100,7 +102,7 @@ func checkDecodeRefusal(t *testing.T, contentType string, raw []byte, err error)
 	case e.Code == domain.EINVALID && e.Detail == "" && len(e.Fields) == 1 && len(e.Fields[domain.NonFieldErrors]) == 1:
 		msg := e.Fields[domain.NonFieldErrors][0]
 		kind := strings.TrimSuffix(strings.TrimPrefix(msg, nonFieldPrefix), ".")
-		if !json.Valid(raw) || firstByte(raw) == '{' || kind != jsonKind(raw) || msg != nonFieldPrefix+kind+"." {
+		if !json.Valid(raw) || firstByte(raw) == '{' || kind != jsonKind(t, raw) || msg != nonFieldPrefix+kind+"." {
 			t.Fatalf("%.200q: %q", raw, msg)
 		}
 	default:
@@ -222,7 +224,9 @@ func FuzzChoiceField(f *testing.F) {
 
 // FuzzUUIDFields reads one value as a UUID and as a list of UUIDs.
 func FuzzUUIDFields(f *testing.F) {
-	for _, v := range append(hostileValues, `["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "6F9619FF8B86D011B42D00CF4FC964FF"]`, `[" {6f9619ff-8b86-d011-b42d-00cf4fc964ff} "]`) {
+	for _, v := range append(hostileValues,
+		`["6f9619ff-8b86-d011-b42d-00cf4fc964ff", "6F9619FF8B86D011B42D00CF4FC964FF"]`,
+		`[" {6f9619ff-8b86-d011-b42d-00cf4fc964ff} "]`) {
 		f.Add(v, false)
 		f.Add(v, true)
 	}
@@ -302,7 +306,8 @@ func onlyFieldErrors(t *testing.T, b *Body) []string {
 		return nil
 	}
 	var e *domain.Error
-	if !errors.As(err, &e) || e.Code != domain.EINVALID || e.Detail != "" || len(e.Fields) != 1 || len(e.Fields["f"]) == 0 {
+	if !errors.As(err, &e) || e.Code != domain.EINVALID || e.Detail != "" || len(e.Fields) != 1 ||
+		len(e.Fields["f"]) == 0 {
 		t.Fatalf("not a field error under f: %v", err)
 	}
 	return e.Fields["f"]
@@ -356,20 +361,28 @@ func firstByte(raw []byte) byte {
 	return 0
 }
 
-// jsonKind is Python's name of the type of a JSON value, as json.loads makes it.
-func jsonKind(raw []byte) string {
-	switch firstByte(raw) {
-	case '[':
+// jsonKind is Python's name of the type of a valid JSON value, as json.loads makes it. It names the type
+// of the decoded value rather than reading the first byte as pythonType does, so that the two can disagree.
+func jsonKind(t *testing.T, raw []byte) string {
+	t.Helper()
+	v := jsonValue(t, raw)
+	switch n := v.(type) {
+	case map[string]any:
+		return "dict"
+	case []any:
 		return "list"
-	case '"':
+	case string:
 		return "str"
-	case 't', 'f':
+	case bool:
 		return "bool"
-	case 'n':
+	case nil:
 		return "NoneType"
+	case json.Number:
+		if strings.ContainsAny(n.String(), ".eE") {
+			return "float"
+		}
+		return "int"
 	}
-	if bytes.ContainsAny(raw, ".eE") {
-		return "float"
-	}
-	return "int"
+	t.Fatalf("decoded %.200q to an unexpected %T", raw, v)
+	return ""
 }

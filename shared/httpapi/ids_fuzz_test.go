@@ -18,7 +18,8 @@ func FuzzParseUUID(f *testing.F) {
 		id, strings.ToUpper(id), strings.ReplaceAll(id, "-", ""), "{" + id + "}", "urn:uuid:" + id, "uuid:" + id,
 		"6f96-19ff8b86d011b42d00cf4fc964ff", "{{" + id + "}}", "urn:urn:" + id, "-" + id + "-", " " + id, id + "\x00",
 		"", "x", id + "0", id[:35] + "g", strings.Repeat("9", 300), "%00", "+" + strings.ReplaceAll(id, "-", "")[1:],
-		"0x" + strings.ReplaceAll(id, "-", "")[2:], "6f9619ff_8b86_d011_b42d_00cf4fc964ff", "６f9619ff-8b86-d011-b42d-00cf4fc964ff",
+		"0x" + strings.ReplaceAll(id, "-", "")[2:], "6f9619ff_8b86_d011_b42d_00cf4fc964ff",
+		"６f9619ff-8b86-d011-b42d-00cf4fc964ff",
 	} {
 		f.Add(s)
 	}
@@ -28,7 +29,8 @@ func FuzzParseUUID(f *testing.F) {
 		r.SetPathValue("id", s)
 		pathID, err := PathID(r)
 		if !ok {
-			if got != "" || err == nil || domain.ErrorCode(err) != domain.ENOTFOUND || err.(*domain.Error).Detail != domain.MsgNotFound {
+			if got != "" || err == nil || domain.ErrorCode(err) != domain.ENOTFOUND ||
+				err.(*domain.Error).Detail != domain.MsgNotFound {
 				t.Fatalf("%q refused as %q, path id %q, %v", s, got, pathID, err)
 			}
 			return
@@ -40,7 +42,8 @@ func FuzzParseUUID(f *testing.F) {
 		if !subsequence(strings.ReplaceAll(got, "-", ""), strings.ToLower(s)) {
 			t.Fatalf("%q read as %q, whose digits it does not hold in order", s, got)
 		}
-		for _, form := range []string{strings.ToUpper(got), strings.ReplaceAll(got, "-", ""), "{" + got + "}", "urn:uuid:" + got, "uuid:" + got} {
+		for _, form := range []string{strings.ToUpper(got), strings.ReplaceAll(got, "-", ""), "{" + got + "}",
+			"urn:uuid:" + got, "uuid:" + got} {
 			if again, ok := ParseUUID(form); !ok || again != got {
 				t.Fatalf("%q (from %q) read as %q, %v", form, s, again, ok)
 			}

@@ -28,7 +28,8 @@ func (s *sessions) Session(_ context.Context, ref domain.TokenRef) (domain.Sessi
 	if !ok {
 		return domain.Session{}, nil
 	}
-	return domain.Session{User: u, Token: domain.Token{Hash: ref.Hash, UserID: u.ID, ExpiresAt: time.Now().Add(time.Hour)}, Found: true}, nil
+	return domain.Session{User: u,
+		Token: domain.Token{Hash: ref.Hash, UserID: u.ID, ExpiresAt: time.Now().Add(time.Hour)}, Found: true}, nil
 }
 
 func token(t *testing.T, userID string) string {
@@ -74,15 +75,21 @@ func TestOrderOfChecks(t *testing.T) {
 		reads                    int
 	}{
 		{"unserved method, no credentials", "DELETE", "/api/v1/things/", "", 401, noCredentials, "", 0},
-		{"unserved method, malformed header", "PUT", "/api/v1/things/", "Bearer", 401, `{"detail":"Invalid token header. No credentials provided."}`, "", 0},
+		{"unserved method, malformed header", "PUT", "/api/v1/things/", "Bearer", 401,
+			`{"detail":"Invalid token header. No credentials provided."}`, "", 0},
 		{"unserved method, unknown token", "DELETE", "/api/v1/things", unknown, 401, invalid, "", 1},
-		{"unserved method, inactive user", "DELETE", "/api/v1/things/", "Bearer " + token(t, inactive.ID), 401, `{"detail":"User inactive or deleted."}`, "", 1},
-		{"unserved method, authenticated", "DELETE", "/api/v1/things/", good, 405, `{"detail":"Method \"DELETE\" not allowed."}`, "GET, HEAD, POST", 1},
+		{"unserved method, inactive user", "DELETE", "/api/v1/things/", "Bearer " + token(t, inactive.ID), 401,
+			`{"detail":"User inactive or deleted."}`, "", 1},
+		{"unserved method, authenticated", "DELETE", "/api/v1/things/", good, 405,
+			`{"detail":"Method \"DELETE\" not allowed."}`, "GET, HEAD, POST", 1},
 		{"HEAD where no GET is served, no credentials", "HEAD", "/api/v1/things/42/", "", 401, noCredentials, "", 0},
 		{"OPTIONS that is no preflight, no credentials", "OPTIONS", "/api/v1/things/42/", "", 401, noCredentials, "", 0},
-		{"OPTIONS that is no preflight, authenticated", "OPTIONS", "/api/v1/things/42/", good, 405, `{"detail":"Method \"OPTIONS\" not allowed."}`, "PATCH", 1},
-		{"path needing no token, no credentials", "GET", "/api/v1/login/", "", 405, `{"detail":"Method \"GET\" not allowed."}`, "POST", 0},
-		{"path needing no token, unknown token", "DELETE", "/api/schema", unknown, 405, `{"detail":"Method \"DELETE\" not allowed."}`, "GET, HEAD", 0},
+		{"OPTIONS that is no preflight, authenticated", "OPTIONS", "/api/v1/things/42/", good, 405,
+			`{"detail":"Method \"OPTIONS\" not allowed."}`, "PATCH", 1},
+		{"path needing no token, no credentials", "GET", "/api/v1/login/", "", 405,
+			`{"detail":"Method \"GET\" not allowed."}`, "POST", 0},
+		{"path needing no token, unknown token", "DELETE", "/api/schema", unknown, 405,
+			`{"detail":"Method \"DELETE\" not allowed."}`, "GET, HEAD", 0},
 		{"unknown path", "DELETE", "/api/v1/nothing/", "", 404, `{"detail":"Not found."}`, "", 0},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -119,7 +126,8 @@ func TestOrderOfChecks(t *testing.T) {
 		r.Header.Set("Authorization", good)
 		w := httptest.NewRecorder()
 		rt.ServeHTTP(w, r)
-		if want := `{"detail":"Service temporarily unavailable, try again soon."}`; w.Code != 503 || w.Body.String() != want || w.Header().Get("Retry-After") == "" {
+		if want := `{"detail":"Service temporarily unavailable, try again soon."}`; w.Code != 503 ||
+			w.Body.String() != want || w.Header().Get("Retry-After") == "" {
 			t.Fatalf("got %d %s (Retry-After %q), want 503 %s", w.Code, w.Body, w.Header().Get("Retry-After"), want)
 		}
 	})
@@ -133,5 +141,6 @@ func TestRouteNeedingATokenNeedsAnAuthenticator(t *testing.T) {
 			t.Fatal("Handle without an authenticator did not panic")
 		}
 	}()
-	NewRouter(slog.Default()).Handle("GET", "/api/v1/things/", func(http.ResponseWriter, *http.Request) error { return nil })
+	NewRouter(slog.Default()).Handle("GET", "/api/v1/things/",
+		func(http.ResponseWriter, *http.Request) error { return nil })
 }

@@ -100,7 +100,9 @@ func TestLinks(t *testing.T) {
 			"http://127.0.0.1:3000/api/v1/comments/?content_type=report&object_id=" + oid},
 		{"stage, https, last page", "/Prod", "https", "abc.execute-api.eu-west-1.amazonaws.com",
 			"/api/v1/comments/?page=3&content_type=report&object_id=" + oid + "&page_size=20", 45,
-			"", "https://abc.execute-api.eu-west-1.amazonaws.com/Prod/api/v1/comments/?content_type=report&object_id=" + oid + "&page=2&page_size=20"},
+			"",
+			"https://abc.execute-api.eu-west-1.amazonaws.com/Prod/api/v1/comments/?content_type=report&object_id=" +
+				oid + "&page=2&page_size=20"},
 		{"first proto of a list", "", "https, http", "example.com",
 			"/api/v1/comments?content_type=report&page=last", 45,
 			"", "https://example.com/api/v1/comments?content_type=report&page=2"},

@@ -40,7 +40,8 @@ func TestPythonStr(t *testing.T) {
 
 func TestPythonType(t *testing.T) {
 	for raw, want := range map[string]string{
-		`{}`: "dict", ` [1]`: "list", `"1"`: "str", `1`: "int", `-1.0`: "float", `1E3`: "float", `false`: "bool", `null`: "NoneType",
+		`{}`: "dict", ` [1]`: "list", `"1"`: "str", `1`: "int", `-1.0`: "float", `1E3`: "float", `false`: "bool",
+		`null`: "NoneType",
 	} {
 		if got := pythonType(json.RawMessage(raw)); got != want {
 			t.Errorf("pythonType(%s) = %s, want %s", raw, got, want)

@@ -71,7 +71,8 @@ func (rt *Router) UseAuthenticator(a *Authenticator) { rt.auth = a }
 // the request itself, with the first data it reads).
 func (rt *Router) Handle(method, pattern string, h HandlerFunc) {
 	if rt.auth == nil {
-		panic(fmt.Sprintf("httpapi: %s %s needs a token, and the router has no authenticator (UseAuthenticator)", method, pattern))
+		panic(fmt.Sprintf("httpapi: %s %s needs a token, and the router has no authenticator (UseAuthenticator)",
+			method, pattern))
 	}
 	rt.add(Route{Method: method, Pattern: pattern}, h)
 }

@@ -20,7 +20,8 @@ func TestRouter(t *testing.T) {
 		return domain.FieldError("name", "This field is required.")
 	})
 	rt.HandleOpen("GET", "/api/v1/boom", func(w http.ResponseWriter, r *http.Request) error { panic("secret detail") })
-	rt.HandleOpen("GET", "/api/v1/fault", func(w http.ResponseWriter, r *http.Request) error { return errors.New("secret detail") })
+	rt.HandleOpen("GET", "/api/v1/fault",
+		func(w http.ResponseWriter, r *http.Request) error { return errors.New("secret detail") })
 	rt.HandleOpen("GET", "/api/v1/silent", func(w http.ResponseWriter, r *http.Request) error { return nil })
 	rt.HandleOpen("GET", "/api/v1/busy", func(w http.ResponseWriter, r *http.Request) error {
 		return &domain.Error{Code: domain.EUNAVAILABLE, Err: errors.New("throttled")}

@@ -46,13 +46,15 @@ https://app.example.com/invitations/accept?token=6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9
 
 Your invitation token is 6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10. The invitation is valid until 30 November 2026, 09:05 UTC.
 `
-	if m.To != "zoë@example.com" || m.ToName != "Zoë Ångström" || m.Subject != "Grace Hopper invites you to Acme Analytics" || m.Text != want {
+	if m.To != "zoë@example.com" || m.ToName != "Zoë Ångström" ||
+		m.Subject != "Grace Hopper invites you to Acme Analytics" || m.Text != want {
 		t.Fatalf("to %q %q subject %q text\n%s", m.ToName, m.To, m.Subject, m.Text)
 	}
 	anon := invitation()
 	anon.FirstName, anon.LastName, anon.InviterName, anon.Role = nil, nil, "", domain.RoleMember
 	m = Compose(anon, link)
-	if !strings.HasPrefix(m.Text, "Hello,\n\ngrace@example.com invites you to join Acme Analytics on the Reporting Platform as a member.") ||
+	if !strings.HasPrefix(m.Text,
+		"Hello,\n\ngrace@example.com invites you to join Acme Analytics on the Reporting Platform as a member.") ||
 		m.Subject != "grace@example.com invites you to Acme Analytics" || m.ToName != "" {
 		t.Fatalf("to %q subject %q text\n%s", m.ToName, m.Subject, m.Text)
 	}
@@ -61,7 +63,8 @@ Your invitation token is 6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10. The invitation is
 		t.Fatalf("collaborator: %s", m.Text)
 	}
 	// The link takes the token query-escaped wherever {token} stands.
-	if m = Compose(anon, "http://localhost:5173/accept/{token}#x"); !strings.Contains(m.Text, "\nhttp://localhost:5173/accept/6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10#x\n") {
+	if m = Compose(anon, "http://localhost:5173/accept/{token}#x"); !strings.Contains(m.Text,
+		"\nhttp://localhost:5173/accept/6f1c1c1e-5b1a-4d4e-9d41-2f0c2b9c7a10#x\n") {
 		t.Fatalf("link: %s", m.Text)
 	}
 }
@@ -87,7 +90,8 @@ func TestComposeKeepsClientTextOnItsLine(t *testing.T) {
 	wantName := "Zoë  Your account is locked: https://evil.example/login   Å B C D E F G H I J K L M\u200dN"
 	want := map[int]string{
 		0: "Hello " + wantName + ",",
-		2: "Grace Hopper (IT) (grace@example.com) invites you to join Acme Pay the invoice at https://evil.example   on the Reporting Platform as an administrator.",
+		2: "Grace Hopper (IT) (grace@example.com) invites you to join Acme Pay the invoice at " +
+			"https://evil.example   on the Reporting Platform as an administrator.",
 	}
 	for i, line := range lines {
 		if w, ok := want[i]; ok && line != w {
@@ -102,7 +106,8 @@ func TestComposeKeepsClientTextOnItsLine(t *testing.T) {
 			t.Errorf("%q keeps a line break or control character at %d", text, i)
 		}
 	}
-	if m.Subject != "Grace Hopper (IT) invites you to Acme Pay the invoice at https://evil.example  " || m.ToName != wantName {
+	if m.Subject != "Grace Hopper (IT) invites you to Acme Pay the invoice at https://evil.example  " ||
+		m.ToName != wantName {
 		t.Errorf("subject %q, to %q", m.Subject, m.ToName)
 	}
 	if *hostile.FirstName != first {
@@ -126,7 +131,8 @@ func TestComposeKeepsClientTextOnItsLine(t *testing.T) {
 	subject, err := new(mime.WordDecoder).DecodeHeader(msg.Header.Get("Subject"))
 	to, errTo := mail.ParseAddress(msg.Header.Get("To"))
 	// (A header's trailing white space is not part of its value.)
-	if err != nil || errTo != nil || subject != strings.TrimSpace(m.Subject) || to.Name != wantName || len(msg.Header) != 8 {
+	if err != nil || errTo != nil || subject != strings.TrimSpace(m.Subject) || to.Name != wantName ||
+		len(msg.Header) != 8 {
 		t.Fatalf("subject %q (%v), to %+v (%v), headers %v", subject, err, to, errTo, msg.Header)
 	}
 }
@@ -191,7 +197,8 @@ func TestOutboxWritesAParseableMessage(t *testing.T) {
 	}
 	// One log line names the file and the recipient; never the token (it is the invitation's secret).
 	line := logs.String()
-	if strings.Count(line, "\n") != 1 || !strings.Contains(line, path) || !strings.Contains(line, "zoë@example.com") || strings.Contains(line, inv.Token) {
+	if strings.Count(line, "\n") != 1 || !strings.Contains(line, path) ||
+		!strings.Contains(line, "zoë@example.com") || strings.Contains(line, inv.Token) {
 		t.Fatalf("log %s", line)
 	}
 }
@@ -435,7 +442,8 @@ func TestMailerFromTheEnvironment(t *testing.T) {
 	// In AWS the SES client needs the function role's credentials from the environment; without them
 	// the function stops at start rather than fail every send.
 	t.Setenv("AWS_ACCESS_KEY_ID", "")
-	if _, err := FromConfig(config.Config{SenderEmail: "invitations@example.com", InvitationURL: link}, log, time.Now); err == nil {
+	if _, err := FromConfig(config.Config{SenderEmail: "invitations@example.com", InvitationURL: link}, log,
+		time.Now); err == nil {
 		t.Fatal("SES without credentials")
 	}
 }

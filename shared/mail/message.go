@@ -51,7 +51,8 @@ Accept the invitation here:
 
 Your invitation token is %s. The invitation is valid until %s.
 `, greeting, inviter, m.OrganizationName, article(role), role,
-		strings.ReplaceAll(link, TokenPlaceholder, url.QueryEscape(m.Token)), m.Token, m.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"))
+		strings.ReplaceAll(link, TokenPlaceholder, url.QueryEscape(m.Token)), m.Token,
+		m.ExpiresAt.UTC().Format("2 January 2006, 15:04 UTC"))
 	return Message{
 		To:      m.To,
 		ToName:  name,

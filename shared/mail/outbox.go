@@ -79,7 +79,8 @@ func renderEML(from string, msg Message, date time.Time, id string) ([]byte, err
 	fmt.Fprintf(&b, "Subject: %s\r\n", mime.QEncoding.Encode("utf-8", msg.Subject))
 	fmt.Fprintf(&b, "Date: %s\r\n", date.Format(time.RFC1123Z))
 	fmt.Fprintf(&b, "Message-ID: <%s@outbox.local>\r\n", id)
-	b.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n")
+	b.WriteString("MIME-Version: 1.0\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Transfer-Encoding: " +
+		"quoted-printable\r\n\r\n")
 	qp := quotedprintable.NewWriter(&b)
 	if _, err := qp.Write(bytes.ReplaceAll([]byte(msg.Text), []byte("\n"), []byte("\r\n"))); err != nil {
 		return nil, err

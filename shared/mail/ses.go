@@ -96,7 +96,8 @@ func (unconfigured) SendInvitation(context.Context, domain.InvitationMail) error
 func FromConfig(cfg config.Config, log *slog.Logger, now func() time.Time) (domain.Mailer, error) {
 	switch {
 	case cfg.OutboxDir != "":
-		return &Outbox{Dir: cfg.OutboxDir, From: firstNonEmpty(cfg.SenderEmail, "invitations@localhost"), Link: cfg.InvitationURL, Log: log, Now: now}, nil
+		return &Outbox{Dir: cfg.OutboxDir, From: firstNonEmpty(cfg.SenderEmail, "invitations@localhost"),
+			Link: cfg.InvitationURL, Log: log, Now: now}, nil
 	case cfg.SenderEmail != "":
 		client, err := NewSESClient("")
 		if err != nil {

@@ -297,7 +297,8 @@ func verifyPBKDF2(plain, encoded string) (bool, bool, error) {
 // real hash. It is a constant rather than computed on first use, which made a
 // process's first unknown-email login hash twice, and so answer slower than a
 // wrong password would. TestVerifyDummy fails when the parameters move on.
-const DummyHash = "argon2$argon2id$v=19$m=7168,t=5,p=1$cmVwb3J0aW5ncGxhdGZybQ$x14u+zmnlmdvwdHN6Qr0P6NW+CKkZFQ21RBBETqU8fQ"
+const DummyHash = "argon2$argon2id$v=19$m=7168,t=5,p=1$cmVwb3J0aW5ncGxhdGZybQ$" +
+	"x14u+zmnlmdvwdHN6Qr0P6NW+CKkZFQ21RBBETqU8fQ"
 
 // VerifyDummy does the work of Verify against a current argon2id hash and
 // throws the result away. Call it when a login names an unknown account, so

@@ -32,8 +32,12 @@ func TestValidate(t *testing.T) {
 		attrs []Attribute
 		want  []string
 	}{
-		{"ada", ada, []string{"The password is too similar to the first name.", "This password is too short. It must contain at least 8 characters.", "This password is too common."}},
-		{"ada", []Attribute{{"email", "ada@example.com"}}, []string{"The password is too similar to the email.", "This password is too short. It must contain at least 8 characters.", "This password is too common."}},
+		{"ada", ada,
+			[]string{"The password is too similar to the first name.",
+				"This password is too short. It must contain at least 8 characters.", "This password is too common."}},
+		{"ada", []Attribute{{"email", "ada@example.com"}},
+			[]string{"The password is too similar to the email.",
+				"This password is too short. It must contain at least 8 characters.", "This password is too common."}},
 		{"12345678", nil, []string{"This password is too common.", "This password is entirely numeric."}},
 		{"12345678", ada, []string{"This password is too common.", "This password is entirely numeric."}},
 		{"lovelace1", ada, []string{"The password is too similar to the last name."}},
@@ -44,21 +48,29 @@ func TestValidate(t *testing.T) {
 		{"correct horse battery staple", ada, nil},
 		{"x9Lk2#qPz!", nil, nil},
 		{"", nil, []string{"This password is too short. It must contain at least 8 characters."}},
-		{"", []Attribute{{"email", "@"}}, []string{"The password is too similar to the email.", "This password is too short. It must contain at least 8 characters."}},
+		{"", []Attribute{{"email", "@"}},
+			[]string{"The password is too similar to the email.",
+				"This password is too short. It must contain at least 8 characters."}},
 		{"   PassWord   ", nil, []string{"This password is too common."}},
 		{"PASSWORD", nil, []string{"This password is too common."}},
-		{"12345", nil, []string{"This password is too short. It must contain at least 8 characters.", "This password is too common.", "This password is entirely numeric."}},
+		{"12345", nil,
+			[]string{"This password is too short. It must contain at least 8 characters.",
+				"This password is too common.", "This password is entirely numeric."}},
 		{"١٢٣٤٥٦٧٨٩", nil, []string{"This password is entirely numeric."}},
 		{"pässwörd", nil, nil},
 		{"短い", nil, []string{"This password is too short. It must contain at least 8 characters."}},
-		{"josé.garcía99", []Attribute{{"first name", "José"}, {"last name", "García"}, {"email", "jose.garcia@example.es"}}, nil},
-		{"garcía2024", []Attribute{{"first name", "José"}, {"last name", "García"}}, []string{"The password is too similar to the last name."}},
+		{"josé.garcía99",
+			[]Attribute{{"first name", "José"}, {"last name", "García"}, {"email", "jose.garcia@example.es"}}, nil},
+		{"garcía2024", []Attribute{{"first name", "José"}, {"last name", "García"}},
+			[]string{"The password is too similar to the last name."}},
 		{"GARCÍA-2024", []Attribute{{"last name", "García"}}, []string{"The password is too similar to the last name."}},
 		{"example.com", ada, []string{"The password is too similar to the email."}},
 		{"zqwwwwwwwwwwwwwwwwwwwwwwwwwwwwada", ada, nil},
 		{"zqwertyuiopasdfghjklzxcvbnmada", []Attribute{{"first name", "Ada"}}, nil},
-		{"ada@example.com", []Attribute{{"first name", ""}, {"last name", ""}, {"email", "ada@example.com"}}, []string{"The password is too similar to the email."}},
-		{"lovelace", []Attribute{{"first name", "Ada"}, {"last name", "Lovelace"}}, []string{"The password is too similar to the last name."}},
+		{"ada@example.com", []Attribute{{"first name", ""}, {"last name", ""}, {"email", "ada@example.com"}},
+			[]string{"The password is too similar to the email."}},
+		{"lovelace", []Attribute{{"first name", "Ada"}, {"last name", "Lovelace"}},
+			[]string{"The password is too similar to the last name."}},
 		{"adaada12", []Attribute{{"first name", "Ada"}, {"last name", "Ada"}}, nil},
 		{"Tr0ub4dor&3", ada, nil},
 	}
@@ -123,7 +135,8 @@ func TestPyStrip(t *testing.T) {
 	}
 }
 
-var updateCommon = flag.Bool("update-common-passwords", false, "rewrite common-passwords.txt from common-passwords.txt.gz")
+var updateCommon = flag.Bool("update-common-passwords", false,
+	"rewrite common-passwords.txt from common-passwords.txt.gz")
 
 // TestCommonPasswordsAreDjangos derives the embedded list from Django's file
 // as CommonPasswordValidator reads it ({x.strip() for x in f}) and checks that
@@ -164,7 +177,8 @@ func TestCommonPasswordsAreDjangos(t *testing.T) {
 		return
 	}
 	if commonPasswords != want {
-		t.Fatal("common-passwords.txt is not Django's list sorted; run go test ./shared/password -run TestCommonPasswordsAreDjangos -update-common-passwords")
+		t.Fatal("common-passwords.txt is not Django's list sorted; run go test ./shared/password -run " +
+			"TestCommonPasswordsAreDjangos -update-common-passwords")
 	}
 	for _, pw := range lines {
 		if !hasLine(commonPasswords, pw) {
@@ -194,7 +208,8 @@ func FuzzHasLine(f *testing.F) {
 	for _, w := range strings.Split(strings.TrimSuffix(commonPasswords, "\n"), "\n") {
 		set[w] = true
 	}
-	for _, w := range []string{"", "!", "password", "passwor", "password1", "zzzzzz", "~", "\n", "a\nb", "fallen_angel", "\xff"} {
+	for _, w := range []string{"", "!", "password", "passwor", "password1", "zzzzzz", "~", "\n", "a\nb",
+		"fallen_angel", "\xff"} {
 		f.Add(w)
 	}
 	f.Fuzz(func(t *testing.T, w string) {

@@ -1,5 +1,6 @@
 // Package service builds what every function's main needs, once per process (a Lambda cold start): the
-// configuration, the logger and the DynamoDB store. Handlers never see it; mains pass its parts in.
+// configuration, the logger and the DynamoDB store, and what serves the handler they build with them.
+// Handlers never see it; mains pass its parts in.
 package service
 
 import (
@@ -9,7 +10,9 @@ import (
 	"os"
 	"time"
 
+	"github.com/aws/aws-lambda-go/lambda"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
@@ -52,4 +55,11 @@ func MustLoad() Env {
 		os.Exit(1)
 	}
 	return env
+}
+
+// Serve answers the function's API Gateway events with h, which lets browsers on the configured
+// origins call it (CORS). It returns only when the Lambda runtime stops the process.
+func (env Env) Serve(h *httpapi.Router) {
+	h.AllowOrigins(env.Config.CORSAllowedOrigins)
+	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }

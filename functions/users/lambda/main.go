@@ -2,8 +2,6 @@
 package main
 
 import (
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/reportingplatform/api/functions/users"
 	"github.com/reportingplatform/api/shared/password"
 	"github.com/reportingplatform/api/shared/service"
@@ -12,7 +10,5 @@ import (
 func main() {
 	env := service.MustLoad()
 	password.Prepare() // the first hash's memory, faulted in while the first request reads
-	h := users.New(env.Store, env.Log, env.Now)
-	h.AllowOrigins(env.Config.CORSAllowedOrigins)
-	lambda.Start(httpadapter.New(h).ProxyWithContext)
+	env.Serve(users.New(env.Store, env.Log, env.Now))
 }
