@@ -52,9 +52,11 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	recorded := w.invitation(t, 3, w.now.Add(-48*time.Hour), shared) // stored 3 already
 	ids := slices.Concat(expired, pending, []string{accepted, recorded})
 
-	lists := []string{listPath + "?status=0", listPath + "?status=3", listPath + "?status=1", listPath, listPath + "?status=3&page_size=2&page=2"}
+	lists := []string{listPath + "?status=0", listPath + "?status=3", listPath + "?status=1", listPath,
+		listPath + "?status=3&page_size=2&page=2"}
 	for _, q := range []string{"", "&status=0", "&status=3"} {
-		lists = append(lists, listPath+"?email=shared.person@example.com"+q, listPath+"?organization="+w.org+"&email="+shared+q)
+		lists = append(lists, listPath+"?email=shared.person@example.com"+q,
+			listPath+"?organization="+w.org+"&email="+shared+q)
 	}
 	lists = append(lists, listPath+"?organization="+w.org+"&status=3", listPath+"?organization="+w.org+"&status=0")
 	before := map[string][]byte{}
@@ -71,7 +73,8 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	if n, got := listIDs(t, before[listPath+"?status=0"]); n != 2 || !sameSet(got, pending) {
 		t.Fatalf("?status=0 before the run: count %d, ids %v; want %v", n, got, pending)
 	}
-	if n, got := listIDs(t, before[listPath+"?email=shared.person@example.com&status=3"]); n != 2 || !sameSet(got, []string{expired[0], recorded}) {
+	if n, got := listIDs(t, before[listPath+"?email=shared.person@example.com&status=3"]); n != 2 ||
+		!sameSet(got, []string{expired[0], recorded}) {
 		t.Fatalf("the address's ?status=3 before the run: count %d, ids %v; want %v", n, got, []string{expired[0], recorded})
 	}
 
@@ -85,11 +88,14 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	}
 	// One GSI5 query, then the expiries' transactions one after another: each changes the count of
 	// everyone's invitations, and DynamoDB cancels transactions that meet on an item.
-	if ops := calls.Ops(); len(ops) != 4 || ops[0] != "Query" || countOf(ops, "TransactWriteItems") != 3 || calls.Sequential() != 4 {
-		t.Errorf("the run's calls: %v, %d sequential; want a Query, then 3 TransactWriteItems in turn", ops, calls.Sequential())
+	if ops := calls.Ops(); len(ops) != 4 || ops[0] != "Query" || countOf(ops, "TransactWriteItems") != 3 ||
+		calls.Sequential() != 4 {
+		t.Errorf("the run's calls: %v, %d sequential; want a Query, then 3 TransactWriteItems in turn", ops,
+			calls.Sequential())
 	}
 	logged := lines.all(t)
-	if len(logged) != 1 || logged[0]["msg"] != "expiries" || logged[0]["level"] != "INFO" || logged[0]["recorded"] != 3.0 ||
+	if len(logged) != 1 || logged[0]["msg"] != "expiries" || logged[0]["level"] != "INFO" ||
+		logged[0]["recorded"] != 3.0 ||
 		logged[0]["event_id"] != sampleEvent(t).ID || logged[0]["request_id"] != sampleEvent(t).ID {
 		t.Errorf("logged %v; want one INFO line \"expiries\" with recorded 3 and the event's id", logged)
 	}
@@ -100,8 +106,10 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 		if slices.Contains(expired, id) {
 			wantStatus, wantVersion = domain.StatusExpired, was.Version+1
 		}
-		if got.Status != wantStatus || got.Version != wantVersion || !got.ExpiryDate.Equal(was.ExpiryDate) || !got.UpdatedAt.Equal(was.UpdatedAt) {
-			t.Errorf("%s stored: status %d version %d expiry %v updated %v; want status %d version %d and expiry_date, updated_at as before (%v, %v)",
+		if got.Status != wantStatus || got.Version != wantVersion || !got.ExpiryDate.Equal(was.ExpiryDate) ||
+			!got.UpdatedAt.Equal(was.UpdatedAt) {
+			t.Errorf("%s stored: status %d version %d expiry %v updated %v; want status %d version %d and "+
+				"expiry_date, updated_at as before (%v, %v)",
 				id, got.Status, got.Version, got.ExpiryDate, got.UpdatedAt, wantStatus, wantVersion, was.ExpiryDate, was.UpdatedAt)
 		}
 	}
@@ -147,7 +155,8 @@ func TestARunLeavesAnInvitationSavedMeanwhileToTheSave(t *testing.T) {
 		done <- outcome{res.Recorded, err}
 	}()
 	<-arrived
-	resp := testkit.Do(t, w.gw, testkit.Request{Method: http.MethodPatch, Path: listPath + id + "/", Token: w.staff, Body: `{"first_name": "Saved"}`})
+	resp := testkit.Do(t, w.gw,
+		testkit.Request{Method: http.MethodPatch, Path: listPath + id + "/", Token: w.staff, Body: `{"first_name": "Saved"}`})
 	if resp.Status != http.StatusOK {
 		t.Fatalf("PATCH: %d %s", resp.Status, resp.Body)
 	}
@@ -160,7 +169,8 @@ func TestARunLeavesAnInvitationSavedMeanwhileToTheSave(t *testing.T) {
 	after := w.stored(t, id)
 	if after.Status != domain.StatusExpired || after.Version != saved.Version || !after.ExpiryDate.Equal(w.now.Add(ttl)) ||
 		after.FirstName == nil || *after.FirstName != "Saved" {
-		t.Errorf("stored after the run: %+v; want the save's (status 3, version %d, expiry now + TTL, first name Saved)", after, saved.Version)
+		t.Errorf("stored after the run: %+v; want the save's (status 3, version %d, expiry now + TTL, first "+
+			"name Saved)", after, saved.Version)
 	}
 	detail := w.get(t, listPath+id+"/")
 	var shown struct {

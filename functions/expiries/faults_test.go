@@ -67,7 +67,8 @@ func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
 			}
 			proxy.Clear()
 			if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
-				t.Errorf("stored after the run: status %d version %d; want it as loaded (pending, version %d)", inv.Status, inv.Version, loaded.Version)
+				t.Errorf("stored after the run: status %d version %d; want it as loaded (pending, version %d)",
+					inv.Status, inv.Version, loaded.Version)
 			}
 		})
 	}

@@ -92,7 +92,8 @@ func TestAcceptingVariants(t *testing.T) {
 		want := w.saved(w.before(t, id))
 		want.Status, want.Organization = 1, orgShape{w.globex.ID, "Globex"}
 		want.withPortfolios()
-		w.patch(t, w.token(t, w.staff), id, `{"organization_id": "`+w.globex.ID+`", "status": 1}`).Expect(t, 200, want.JSON(t))
+		w.patch(t, w.token(t, w.staff), id, `{"organization_id": "`+w.globex.ID+`", "status": 1}`).Expect(t, 200,
+			want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, u), orgsJSON(orgEntry(w.globex, "0")))
 	})
 	t.Run("a member accepting keeps the role they have", func(t *testing.T) {
@@ -149,8 +150,11 @@ func TestPatchCallBudget(t *testing.T) {
 		max    int
 	}{
 		{"acceptance with membership", w.invitee, `{"status": 1}`, 200, 3},
-		{"every field", w.staff, `{"organization_id": "` + w.globex.ID + `", "accessible_portfolio_ids": ["` + w.beta.ID + `"], "email": "x@example.com", "first_name": "a", "last_name": "b", "role": 1, "status": 4}`, 200, 3},
-		{"names, role, email, a status other than accepted", w.admin, `{"first_name": "a", "last_name": null, "role": 2, "email": "y@example.com", "status": 2}`, 200, 2},
+		{"every field", w.staff,
+			`{"organization_id": "` + w.globex.ID + `", "accessible_portfolio_ids": ["` + w.beta.ID +
+				`"], "email": "x@example.com", "first_name": "a", "last_name": "b", "role": 1, "status": 4}`, 200, 3},
+		{"names, role, email, a status other than accepted", w.admin,
+			`{"first_name": "a", "last_name": null, "role": 2, "email": "y@example.com", "status": 2}`, 200, 2},
 		{"refused field", w.admin, `{"accessible_portfolio_ids": ["` + w.beta.ID + `"]}`, 400, 2},
 		{"forbidden", w.member, `{"status": 1}`, 403, 1},
 		{"hidden", w.outsider, `{"status": 1}`, 404, 1},

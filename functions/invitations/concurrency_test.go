@@ -72,7 +72,8 @@ func TestConcurrentConflictingStatusChanges(t *testing.T) {
 		statuses := []int{out[i][0].Status, out[i][1].Status}
 		winner := slices.Index(statuses, 200)
 		if winner < 0 || statuses[1-winner] != 400 {
-			t.Fatalf("pair %d: statuses %v (bodies %s / %s), want one 200 and one 400", i, statuses, out[i][0].Body, out[i][1].Body)
+			t.Fatalf("pair %d: statuses %v (bodies %s / %s), want one 200 and one 400", i, statuses, out[i][0].Body,
+				out[i][1].Body)
 		}
 		won := []int{1, 4}[winner]
 		out[i][1-winner].Expect(t, 400, finalError(won))

@@ -10,18 +10,19 @@ import (
 	"github.com/reportingplatform/api/infra/testkit"
 )
 
-// TestAFirstPageCostsTheSameAtAnySize: every list's first page and last page, for every kind of
-// caller and filter, costs the same round trips and read units (within 10%) at 200 and at 2,000
-// invitations in the table (SPEC §11), when it shows as many results: its count comes from count items, its entries from Queries with a
-// Limit, its items are its page's. DynamoDB reports the read units each call consumed, by the size of
-// what it read, so the measure is deterministic.
+// TestAFirstPageCostsTheSameAtAnySize: every list's first page and last page, for every kind of caller and
+// filter, costs the same round trips and read units (within 10%) at 200 and at 2,000 invitations in the table
+// (SPEC §11), when it shows as many results: its count comes from count items, its entries from Queries with
+// a Limit, its items are its page's. DynamoDB reports the read units each call consumed, by the size of what
+// it read, so the measure is deterministic.
 func TestAFirstPageCostsTheSameAtAnySize(t *testing.T) {
 	type cost struct {
 		sequential     int
 		units          float64
 		count, results int
 	}
-	lists := []string{"", "?status=0", "?status=2", "?status=3", "?email=%s", "?organization=%s", "?organization=%s&status=1"}
+	lists := []string{"", "?status=0", "?status=2", "?status=3", "?email=%s", "?organization=%s",
+		"?organization=%s&status=1"}
 	callers := []string{"staff", "administrator", "invitee"}
 	measure := func(n int) map[string]cost {
 		w := newWorld(t)
@@ -31,7 +32,8 @@ func TestAFirstPageCostsTheSameAtAnySize(t *testing.T) {
 			t.Fatal(err)
 		}
 		out := map[string]cost{}
-		tokens := map[string]string{"staff": w.token(t, w.staff), "administrator": w.token(t, w.admin), "invitee": w.token(t, w.invitee)}
+		tokens := map[string]string{"staff": w.token(t, w.staff), "administrator": w.token(t, w.admin),
+			"invitee": w.token(t, w.invitee)}
 		for _, who := range callers {
 			for _, list := range lists {
 				query := list

@@ -36,7 +36,8 @@ func readCreate(r *http.Request) (*createRequest, error) {
 	if id, ok := body.Reference(fieldOrg, true, false); ok {
 		req.orgID = *id
 	}
-	if email, ok := body.String(fieldEmail, httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true}); ok {
+	if email, ok := body.String(fieldEmail,
+		httpapi.Text{Required: true, MaxLength: domain.MaxEmailLength, Email: true}); ok {
 		req.email = *email
 	}
 	names := httpapi.Text{AllowNull: true, AllowBlank: true, MaxLength: domain.MaxInviteeName}

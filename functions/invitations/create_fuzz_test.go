@@ -46,7 +46,8 @@ func FuzzInvitationCreate(f *testing.F) {
 		}
 		name := func(p *string) bool { return p == nil || utf8.RuneCountInString(*p) <= domain.MaxInviteeName }
 		if _, ok := httpapi.ParseUUID(req.orgID); !ok || !domain.ValidEmail(req.email) ||
-			utf8.RuneCountInString(req.email) > domain.MaxEmailLength || !req.role.Valid() || !name(req.firstName) || !name(req.lastName) {
+			utf8.RuneCountInString(req.email) > domain.MaxEmailLength || !req.role.Valid() || !name(req.firstName) ||
+			!name(req.lastName) {
 			t.Fatalf("%.200q accepted as %+v", body, *req)
 		}
 		for _, p := range req.portfolioIDs {
@@ -61,7 +62,8 @@ func FuzzInvitationCreate(f *testing.F) {
 // django-filter's messages only.
 func FuzzInvitationListFilters(f *testing.F) {
 	for _, q := range []string{"", "organization=f513f2cb-24db-5da0-92eb-722df0e62779&status=0&email=A@x.com",
-		"status=5&organization=x", "status=%201", "status=1&status=9", "email=%00", "organization=%20F513F2CB24DB5DA092EB722DF0E62779%20"} {
+		"status=5&organization=x", "status=%201", "status=1&status=9", "email=%00",
+		"organization=%20F513F2CB24DB5DA092EB722DF0E62779%20"} {
 		f.Add(q)
 	}
 	f.Fuzz(func(t *testing.T, raw string) {

@@ -21,7 +21,8 @@ func (w *world) post(t *testing.T, token, body string) testkit.Response {
 // invitationCount is how many invitations staff can list.
 func (w *world) invitationCount(t *testing.T) int {
 	t.Helper()
-	resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?page_size=1", Token: w.token(t, w.staff)})
+	resp := testkit.Do(t, w.gw,
+		testkit.Request{Method: "GET", Path: listPath + "?page_size=1", Token: w.token(t, w.staff)})
 	if resp.Status != 200 {
 		t.Fatalf("list: %d %s", resp.Status, resp.Body)
 	}
@@ -32,7 +33,8 @@ func TestCreateInvitation(t *testing.T) {
 	w := newWorld(t)
 	email := "New.Person-" + uuid.NewString()[:8] + "@Example.com"
 	body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "first_name": "Nina", "role": 1,
-		"accessible_portfolio_ids": [%q, %q], "token": "ignored", "status": 4, "email_sent": true}`, w.acme.ID, email, w.zeta.ID, w.alpha.ID)
+		"accessible_portfolio_ids": [%q, %q], "token": "ignored", "status": 4, "email_sent": true}`, w.acme.ID,
+		email, w.zeta.ID, w.alpha.ID)
 	resp := w.post(t, w.token(t, w.admin), body)
 	if resp.Status != 201 {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
@@ -66,13 +68,15 @@ func TestCreateInvitation(t *testing.T) {
 
 	// The same address again, in another case: a pending invitation exists.
 	again := fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, strings.ToUpper(email))
-	w.post(t, w.token(t, w.admin), again).Expect(t, 400, `{"email": ["This email already has a pending invitation to this organization."]}`)
+	w.post(t, w.token(t, w.admin), again).Expect(t, 400,
+		`{"email": ["This email already has a pending invitation to this organization."]}`)
 	// Once it is no longer pending, another may be made; to another organization at any time.
 	w.patch(t, w.token(t, w.admin), id, `{"status": 4}`)
 	if r := w.post(t, w.token(t, w.admin), again); r.Status != 201 {
 		t.Fatalf("after revoking: %d %s", r.Status, r.Body)
 	}
-	if r := w.post(t, w.token(t, w.globexAdmin), fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.globex.ID, email)); r.Status != 201 {
+	if r := w.post(t, w.token(t, w.globexAdmin),
+		fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.globex.ID, email)); r.Status != 201 {
 		t.Fatalf("another organization: %d %s", r.Status, r.Body)
 	}
 	// A member of the organization is not invited again.
@@ -89,7 +93,9 @@ func TestCreateInvitationRefusals(t *testing.T) {
 	}
 	unknown := uuid.NewString()
 	staffMember := w.db.User(t, testkit.NewUser{Staff: true})
-	w.load(t, map[string]any{"members": []any{map[string]any{"id": uuid.NewString(), "organization_id": w.acme.ID, "user_id": staffMember.ID, "role": 0}}})
+	w.load(t,
+		map[string]any{"members": []any{map[string]any{"id": uuid.NewString(), "organization_id": w.acme.ID,
+			"user_id": staffMember.ID, "role": 0}}})
 	w.invitation(t, spec{email: w.collab.Email}) // a member with a pending invitation (the loader allows it)
 	memberExists := `{"email": ["A member with this email already exists."]}`
 	before := w.invitationCount(t)
@@ -105,20 +111,28 @@ func TestCreateInvitationRefusals(t *testing.T) {
 		{"an administrator of another organization", w.globexAdmin, body(w.acme.ID), 400, noSuchOrg(w.acme.ID)},
 		{"staff who are not members", w.staff, body(w.acme.ID), 400, noSuchOrg(w.acme.ID)},
 		{"an organization that does not exist", w.admin, body(unknown), 400, noSuchOrg(unknown)},
-		{"nothing", w.admin, `{}`, 400, `{"organization_id": ["This field is required."], "email": ["This field is required."]}`},
-		{"bad values", w.admin, `{"organization_id": "x", "email": "not-an-email", "role": 3, "first_name": [], "accessible_portfolio_ids": "a"}`, 400,
+		{"nothing", w.admin, `{}`, 400,
+			`{"organization_id": ["This field is required."], "email": ["This field is required."]}`},
+		{"bad values", w.admin,
+			`{"organization_id": "x", "email": "not-an-email", "role": 3, "first_name": [], ` +
+				`"accessible_portfolio_ids": "a"}`, 400,
 			`{"organization_id": ["Must be a valid UUID."], "email": ["Enter a valid email address."], "role": ["\"3\" is not a valid choice."],
 			  "first_name": ["Not a valid string."], "accessible_portfolio_ids": ["Expected a list of items but got type \"str\"."]}`},
 		{"a portfolio of another organization", w.admin,
-			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID, email, w.mid.ID, w.beta.ID), 400,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID, email,
+				w.mid.ID, w.beta.ID), 400,
 			`{"accessible_portfolio_ids": ["Invalid pk \"` + w.beta.ID + `\" - object does not exist."]}`},
 		{"a list body", w.admin, `[]`, 400, `{"non_field_errors": ["Invalid data. Expected a dictionary, but got list."]}`},
 		// The write refuses a member's address; a request refused for another reason names it too.
-		{"a member's address", w.admin, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), 400, memberExists},
+		{"a member's address", w.admin,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), 400, memberExists},
 		{"a member's address and a portfolio of another organization", w.admin,
-			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q]}`, w.acme.ID, w.member.Email, w.beta.ID), 400,
-			`{"email": ["A member with this email already exists."], "accessible_portfolio_ids": ["Invalid pk \"` + w.beta.ID + `\" - object does not exist."]}`},
-		{"a member's address with a pending invitation", w.admin, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, upper(w.collab.Email)), 400, memberExists},
+			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q]}`, w.acme.ID,
+				w.member.Email, w.beta.ID), 400,
+			`{"email": ["A member with this email already exists."], "accessible_portfolio_ids": ["Invalid pk \"` +
+				w.beta.ID + `\" - object does not exist."]}`},
+		{"a member's address with a pending invitation", w.admin,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, upper(w.collab.Email)), 400, memberExists},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			w.post(t, w.token(t, tc.caller), tc.body).Expect(t, tc.status, tc.want)
@@ -140,7 +154,8 @@ func TestCreateInvitationRefusals(t *testing.T) {
 func TestCreateInvitationMailFailureLeavesEmailSentFalse(t *testing.T) {
 	w := newWorld(t)
 	w.mail.fail(true)
-	resp := w.post(t, w.token(t, w.admin), fmt.Sprintf(`{"organization_id": %q, "email": "late-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]))
+	resp := w.post(t, w.token(t, w.admin),
+		fmt.Sprintf(`{"organization_id": %q, "email": "late-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]))
 	if resp.Status != 201 || resp.Object(t)["email_sent"] != false {
 		t.Fatalf("%d %s", resp.Status, resp.Body)
 	}
@@ -164,7 +179,9 @@ func TestConcurrentCreatesOfOneInvitation(t *testing.T) {
 			t := testkit.InGoroutine(t)
 			resp := testkit.Do(t, w.gw, testkit.Request{Method: "POST", Path: listPath, Token: token, Body: body})
 			statuses[i] = resp.Status
-			if resp.Status == 400 && !testkit.JSONEqual(resp.Body, []byte(`{"email": ["This email already has a pending invitation to this organization."]}`)) {
+			if resp.Status == 400 &&
+				!testkit.JSONEqual(resp.Body,
+					[]byte(`{"email": ["This email already has a pending invitation to this organization."]}`)) {
 				t.Errorf("400 %s", resp.Body)
 			}
 		}()
@@ -205,7 +222,8 @@ func TestDeleteInvitation(t *testing.T) {
 		t.Fatalf("staff: %d %s", r.Status, r.Body)
 	}
 	// A deleted pending invitation no longer blocks a new one to its address.
-	if r := w.post(t, w.token(t, w.admin), fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email)); r.Status != 201 {
+	if r := w.post(t, w.token(t, w.admin),
+		fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email)); r.Status != 201 {
 		t.Fatalf("%d %s", r.Status, r.Body)
 	}
 }
@@ -237,16 +255,23 @@ func TestListCreateDeleteCallBudget(t *testing.T) {
 		{"list of one organization as staff", "GET", listPath + "?organization=" + w.acme.ID, "", w.staff, 200, 4},
 		{"list of one organization as a member", "GET", listPath + "?organization=" + w.acme.ID, "", w.admin, 200, 4},
 		// Not a member of it: the invitations to their own address from it.
-		{"list of another's organization as the invitee", "GET", listPath + "?organization=" + w.globex.ID, "", w.invitee, 200, 4},
+		{"list of another's organization as the invitee", "GET", listPath + "?organization=" + w.globex.ID, "",
+			w.invitee, 200, 4},
 		// Counted none: nothing more to read.
 		{"list of nothing", "GET", listPath + "?organization=" + w.globex.ID, "", w.member, 200, 2},
-		{"create", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]), w.admin, 201, 4},
-		{"create for an address with an account", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 4},
-		{"create refused", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": "c@example.com"}`, w.acme.ID), w.member, 400, 1},
+		{"create", "POST", listPath,
+			fmt.Sprintf(`{"organization_id": %q, "email": "b-%s@example.com"}`, w.acme.ID, uuid.NewString()[:8]),
+			w.admin, 201, 4},
+		{"create for an address with an account", "POST", listPath,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.outsider.Email), w.admin, 201, 4},
+		{"create refused", "POST", listPath,
+			fmt.Sprintf(`{"organization_id": %q, "email": "c@example.com"}`, w.acme.ID), w.member, 400, 1},
 		// The transaction's check refuses a member's address.
-		{"create for a member", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), w.admin, 400, 3},
+		{"create for a member", "POST", listPath,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.member.Email), w.admin, 400, 3},
 		// Refused for a pending invitation: whether the address is a member's is read, to be named first.
-		{"create for an address with an account and a pending invitation", "POST", listPath, fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email), w.admin, 400, 3},
+		{"create for an address with an account and a pending invitation", "POST", listPath,
+			fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email), w.admin, 400, 3},
 		{"delete", "DELETE", listPath + doomed + "/", "", w.admin, 204, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

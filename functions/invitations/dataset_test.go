@@ -93,7 +93,8 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 	var members []any
 	member := func(c *Caller, o, role int) string {
 		id := uuid.NewString()
-		members = append(members, map[string]any{"id": id, "organization_id": d.Organizations[o], "user_id": c.User.ID, "role": role})
+		members = append(members,
+			map[string]any{"id": id, "organization_id": d.Organizations[o], "user_id": c.User.ID, "role": role})
 		c.Organizations = append(c.Organizations, d.Organizations[o])
 		return id
 	}
@@ -147,7 +148,8 @@ func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
 		default:
 			inv.Email = fmt.Sprintf("solo%d-%s", i, d.Shared[0])
 		}
-		inv.Email = []func(string) string{strings.ToLower, strings.ToUpper, func(s string) string { return s }}[rng.IntN(3)](inv.Email)
+		inv.Email = []func(string) string{strings.ToLower, strings.ToUpper,
+			func(s string) string { return s }}[rng.IntN(3)](inv.Email)
 		// Whole seconds off now, never on it: whether an expiry equal to the clock has passed is not what
 		// this data is for.
 		switch rng.IntN(4) {

@@ -51,7 +51,8 @@ func TestDemoInvitations(t *testing.T) {
 		t.Fatalf("demo invitation: %s", read.Body)
 	}
 
-	accept := testkit.Do(t, gw, testkit.Request{Method: "PATCH", Path: path + pending + "/", Token: tok, Body: `{"status": 1}`})
+	accept := testkit.Do(t, gw,
+		testkit.Request{Method: "PATCH", Path: path + pending + "/", Token: tok, Body: `{"status": 1}`})
 	if accept.Status != 200 || accept.Object(t)["status"] != float64(1) {
 		t.Fatalf("accept: %d %s", accept.Status, accept.Body)
 	}

@@ -81,7 +81,8 @@ func newWorld(t *testing.T) *world {
 func newWorldOver(t *testing.T, store func(*dynamo.Store) *dynamo.Store) *world {
 	t.Helper()
 	db := testkit.NewDB(t)
-	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{}, tokens: map[string]string{}, versions: map[string]int64{}}
+	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{},
+		tokens: map[string]string{}, versions: map[string]int64{}}
 	log := testkit.Log(t)
 	clock := func() time.Time { return w.now }
 	w.gw = testkit.Gateway(t, map[string]http.Handler{
@@ -105,12 +106,14 @@ func newWorldOver(t *testing.T, store func(*dynamo.Store) *dynamo.Store) *world 
 		return map[string]any{"id": p.ID, "organization_id": org.ID, "name": p.Name}
 	}
 	w.load(t, map[string]any{
-		"organizations": []any{map[string]any{"id": w.acme.ID, "name": w.acme.Name}, map[string]any{"id": w.globex.ID, "name": w.globex.Name}},
+		"organizations": []any{map[string]any{"id": w.acme.ID, "name": w.acme.Name},
+			map[string]any{"id": w.globex.ID, "name": w.globex.Name}},
 		"members": []any{
 			member(w.adminMember, w.acme, w.admin, 2), member(uuid.NewString(), w.acme, w.member, 0),
 			member(uuid.NewString(), w.acme, w.collab, 1), member(w.globexMemb, w.globex, w.globexAdmin, 2),
 		},
-		"portfolios": []any{portfolio(w.zeta, w.acme), portfolio(w.alpha, w.acme), portfolio(w.mid, w.acme), portfolio(w.beta, w.globex)},
+		"portfolios": []any{portfolio(w.zeta, w.acme), portfolio(w.alpha, w.acme), portfolio(w.mid, w.acme),
+			portfolio(w.beta, w.globex)},
 	})
 	return w
 }
@@ -276,12 +279,14 @@ func (w *world) saved(s shape) shape {
 
 func (w *world) get(t *testing.T, token, id string) testkit.Response {
 	t.Helper()
-	return testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + id + "/", Token: token})
+	return testkit.Do(t, w.gw,
+		testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + id + "/", Token: token})
 }
 
 func (w *world) patch(t *testing.T, token, id, body string) testkit.Response {
 	t.Helper()
-	return testkit.Do(t, w.gw, testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: token, Body: body})
+	return testkit.Do(t, w.gw,
+		testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: token, Body: body})
 }
 
 // unchanged asserts that a refused request wrote nothing: the stored version is the one loaded and a

@@ -23,7 +23,8 @@ func TestIdempotencyKeyReplaysTheInvitationWithoutASecondEmail(t *testing.T) {
 	w := newWorld(t)
 	admin := w.token(t, w.admin)
 	email := "keyed-" + uuid.NewString()[:8] + "@example.com"
-	body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "first_name": "Nina", "accessible_portfolio_ids": [%q]}`, w.acme.ID, email, w.zeta.ID)
+	body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "first_name": "Nina", `+
+		`"accessible_portfolio_ids": [%q]}`, w.acme.ID, email, w.zeta.ID)
 	first := w.postWithKey(t, admin, "invite-key", body)
 	if first.Status != 201 {
 		t.Fatalf("first: %d %s", first.Status, first.Body)

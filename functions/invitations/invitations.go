@@ -30,7 +30,8 @@ type handler struct {
 
 // New returns the invitations function's HTTP handler. invitationTTL is how long an invitation stays
 // valid after each save (INVITATION_TTL); mailer sends the invitation e-mail of a create.
-func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, invitationTTL time.Duration, now func() time.Time) *httpapi.Router {
+func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, invitationTTL time.Duration,
+	now func() time.Time) *httpapi.Router {
 	h := &handler{
 		store:         store,
 		auth:          &httpapi.Authenticator{Sessions: store, Now: now},

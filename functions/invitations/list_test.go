@@ -46,7 +46,8 @@ func testListInvitations(t *testing.T, w *world) {
 		{"filter status pending", w.staff, "?status=0", newest(toInvitee, globex, globexOther)},
 		{"filter status expired", w.staff, "?status=3", []string{expired}},
 		{"filter email, any case", w.staff, "?email=" + upper(w.invitee.Email), newest(toInvitee, globex)},
-		{"filters together", w.invitee, "?organization=" + w.acme.ID + "&status=0&email=" + w.invitee.Email, []string{toInvitee}},
+		{"filters together", w.invitee, "?organization=" + w.acme.ID + "&status=0&email=" + w.invitee.Email,
+			[]string{toInvitee}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + tc.query, Token: w.token(t, tc.caller)})
@@ -59,11 +60,14 @@ func testListInvitations(t *testing.T, w *world) {
 		})
 	}
 	t.Run("results in the read shape", func(t *testing.T) {
-		resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?organization=" + w.acme.ID + "&status=3", Token: w.token(t, w.admin)})
+		resp := testkit.Do(t, w.gw,
+			testkit.Request{Method: "GET", Path: listPath + "?organization=" + w.acme.ID + "&status=3",
+				Token: w.token(t, w.admin)})
 		resp.Expect(t, 200, `{"count": 1, "next": null, "previous": null, "results": [`+w.before(t, expired).JSON(t)+`]}`)
 	})
 	t.Run("pages", func(t *testing.T) {
-		resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?page_size=2&page=2", Token: w.token(t, w.staff)})
+		resp := testkit.Do(t, w.gw,
+			testkit.Request{Method: "GET", Path: listPath + "?page_size=2&page=2", Token: w.token(t, w.staff)})
 		if got := ids(t, resp); fmt.Sprint(got) != fmt.Sprint(all[2:4]) {
 			t.Fatalf("page 2: %v, want %v", got, all[2:4])
 		}
@@ -72,12 +76,16 @@ func testListInvitations(t *testing.T, w *world) {
 			o["previous"] != "http://127.0.0.1:3000/api/v1/organization-invitations/?page_size=2" {
 			t.Fatalf("links %v %v", o["next"], o["previous"])
 		}
-		testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?page=4&page_size=2", Token: w.token(t, w.staff)}).
+		testkit.Do(t, w.gw,
+			testkit.Request{Method: "GET", Path: listPath + "?page=4&page_size=2", Token: w.token(t, w.staff)}).
 			Expect(t, 404, `{"detail": "Invalid page."}`)
 	})
 	t.Run("bad filters", func(t *testing.T) {
-		testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?organization=x&status=7", Token: w.token(t, w.staff)}).
-			Expect(t, 400, `{"organization": ["Enter a valid UUID."], "status": ["Select a valid choice. 7 is not one of the available choices."]}`)
+		testkit.Do(t, w.gw,
+			testkit.Request{Method: "GET", Path: listPath + "?organization=x&status=7", Token: w.token(t, w.staff)}).
+			Expect(t, 400,
+				`{"organization": ["Enter a valid UUID."], "status": ["Select a valid choice. 7 is not one of the `+
+					`available choices."]}`)
 	})
 	t.Run("authentication first", func(t *testing.T) {
 		testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + "?status=7"}).
@@ -108,7 +116,8 @@ func TestStaffListReadsOnlyItsPage(t *testing.T) {
 	} {
 		t.Run(tc.query, func(t *testing.T) {
 			w.db.Calls.Reset()
-			got, count := pageIDs(t, testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + tc.query, Token: staff}))
+			got, count := pageIDs(t,
+				testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath + tc.query, Token: staff}))
 			if count != tc.count || !slices.Equal(got, tc.want) {
 				t.Fatalf("count %d, ids %v; want %d, %v", count, got, tc.count, tc.want)
 			}
@@ -162,7 +171,9 @@ func TestListFollowsTheSession(t *testing.T) {
 	globex := w.invitation(t, spec{org: w.globex, email: "y@example.com"})
 	u := w.db.User(t, testkit.NewUser{})
 	member := uuid.NewString()
-	w.load(t, map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.acme.ID, "user_id": u.ID, "role": 0}}})
+	w.load(t,
+		map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.acme.ID, "user_id": u.ID,
+			"role": 0}}})
 	list := func() []string {
 		t.Helper()
 		ids, _ := pageIDs(t, testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: listPath, Token: w.token(t, u)}))
@@ -172,7 +183,9 @@ func TestListFollowsTheSession(t *testing.T) {
 		t.Fatalf("as a member of Acme: %v", got)
 	}
 	// The loader moves the membership to Globex (same member id).
-	w.load(t, map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.globex.ID, "user_id": u.ID, "role": 0}}})
+	w.load(t,
+		map[string]any{"members": []any{map[string]any{"id": member, "organization_id": w.globex.ID,
+			"user_id": u.ID, "role": 0}}})
 	w.db.Calls.Reset()
 	w.db.Calls.SimulateLatency(testkit.BudgetLatency)
 	if got := list(); fmt.Sprint(got) != fmt.Sprint([]string{globex}) {

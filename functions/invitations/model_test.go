@@ -46,7 +46,8 @@ func TestListMatchesTheModel(t *testing.T) {
 	if err != nil || recorded < expiring {
 		t.Fatalf("RecordExpiries = %d, %v; want at least the %d that expired", recorded, err, expiring)
 	}
-	t.Run(fmt.Sprintf("after the expiries run recorded %d", recorded), func(t *testing.T) { w.compareLists(t, d, 3, byStatus) })
+	t.Run(fmt.Sprintf("after the expiries run recorded %d", recorded),
+		func(t *testing.T) { w.compareLists(t, d, 3, byStatus) })
 	w.writeThroughAPI(t, d)
 	t.Run("after writes through the API", func(t *testing.T) { w.compareLists(t, d, 2, every) })
 }
@@ -114,8 +115,10 @@ func (d *Dataset) holdsEveryCase(t *testing.T, now time.Time) {
 	}
 	if len(statuses) != 5 || !expired || !expiring || !ties || !dualIn || !dualOut ||
 		len(orgsOf[strings.ToLower(d.Invitee.User.Email)]) < 2 || len(orgsOf[strings.ToLower(d.Shared[1])]) < 2 {
-		t.Fatalf("the data lacks a case: statuses %v, expired %v, expiring %v, ties %v, member's address in and out %v %v, invitee's organizations %d, shared address's %d",
-			statuses, expired, expiring, ties, dualIn, dualOut, len(orgsOf[strings.ToLower(d.Invitee.User.Email)]), len(orgsOf[strings.ToLower(d.Shared[1])]))
+		t.Fatalf("the data lacks a case: statuses %v, expired %v, expiring %v, ties %v, member's address in and "+
+			"out %v %v, invitee's organizations %d, shared address's %d",
+			statuses, expired, expiring, ties, dualIn, dualOut, len(orgsOf[strings.ToLower(d.Invitee.User.Email)]),
+			len(orgsOf[strings.ToLower(d.Shared[1])]))
 	}
 }
 
@@ -136,7 +139,8 @@ func (d *Dataset) queries(c Caller) []ListQuery {
 		qs = append(qs, ListQuery{Status: s})
 	}
 	return append(qs,
-		ListQuery{Email: own, Status: -1}, ListQuery{Email: loud, Status: -1}, ListQuery{Email: strings.ToUpper(shared), Status: -1},
+		ListQuery{Email: own, Status: -1}, ListQuery{Email: loud, Status: -1},
+		ListQuery{Email: strings.ToUpper(shared), Status: -1},
 		ListQuery{Organization: mine, Status: 0}, ListQuery{Organization: other, Status: 3},
 		ListQuery{Organization: mine, Email: loud, Status: -1}, ListQuery{Organization: other, Email: shared, Status: -1},
 		ListQuery{Email: shared, Status: 3}, ListQuery{Email: loud, Status: 0},
@@ -277,7 +281,8 @@ func (w *world) compareList(t *testing.T, d *Dataset, c Caller, q ListQuery, p p
 	}
 	var got modelPage
 	var keys map[string]json.RawMessage
-	if err := errors.Join(json.Unmarshal(resp.Body, &got), json.Unmarshal(resp.Body, &keys)); err != nil || len(keys) != 4 {
+	if err := errors.Join(json.Unmarshal(resp.Body, &got), json.Unmarshal(resp.Body, &keys)); err != nil ||
+		len(keys) != 4 {
 		t.Fatalf("%s: GET %s: %v: not the page's four keys: %s", c.Name, path, err, resp.Body)
 	}
 	want := d.expectedPage(d.List(c, q, w.now), query, p, w.now)

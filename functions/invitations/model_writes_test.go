@@ -20,18 +20,22 @@ func (w *world) writeThroughAPI(t *testing.T, d *Dataset) {
 	t.Helper()
 	now := w.now
 	o := d.Organizations
-	w.patchModel(t, d, d.Staff, d.find(t, func(m ModelInvitation) bool { return m.Organization == o[1] && m.StatusAt(now) == 0 }),
+	w.patchModel(t, d, d.Staff,
+		d.find(t, func(m ModelInvitation) bool { return m.Organization == o[1] && m.StatusAt(now) == 0 }),
 		`{"status": 4}`, func(m *ModelInvitation) { m.Status = 4 })
-	w.patchModel(t, d, d.Staff, d.find(t, func(m ModelInvitation) bool { return m.Organization == o[2] && m.Status == 0 && m.StatusAt(now) == 3 }),
+	w.patchModel(t, d, d.Staff,
+		d.find(t, func(m ModelInvitation) bool { return m.Organization == o[2] && m.Status == 0 && m.StatusAt(now) == 3 }),
 		`{"role": 2}`, func(m *ModelInvitation) { m.Role = 2 })
 	invitee := strings.ToUpper(d.Invitee.User.Email)
-	w.patchModel(t, d, d.Staff, d.find(t, func(m ModelInvitation) bool { return m.Organization == o[3] && m.Status == 2 && d.shared(m.Email) }),
+	w.patchModel(t, d, d.Staff,
+		d.find(t, func(m ModelInvitation) bool { return m.Organization == o[3] && m.Status == 2 && d.shared(m.Email) }),
 		`{"email": "`+invitee+`"}`, func(m *ModelInvitation) { m.Email = invitee })
 	w.patchModel(t, d, d.Staff, d.find(t, func(m ModelInvitation) bool { return m.Organization == o[0] && m.Status == 1 }),
 		`{"organization_id": "`+o[5]+`"}`, func(m *ModelInvitation) { m.Organization = o[5] })
 
 	doomed := d.find(t, func(m ModelInvitation) bool { return m.Organization == o[2] })
-	resp := testkit.Do(t, w.gw, testkit.Request{Method: "DELETE", Path: listPath + d.Invitations[doomed].ID + "/", Token: d.Staff.Token})
+	resp := testkit.Do(t, w.gw,
+		testkit.Request{Method: "DELETE", Path: listPath + d.Invitations[doomed].ID + "/", Token: d.Staff.Token})
 	if resp.Status != 204 || len(resp.Body) != 0 {
 		t.Fatalf("delete: %d %s", resp.Status, resp.Body)
 	}

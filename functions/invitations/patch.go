@@ -84,7 +84,8 @@ func patchRights(caller domain.User, inv *domain.Invitation) (rights, error) {
 
 // patchOnce is one attempt of req on inv as read: what the caller's rights allow, the reads the change
 // needs, its validation and the conditional write. ECONFLICT means another save got in between.
-func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.Invitation, may rights, req *patchRequest) (change, error) {
+func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.Invitation, may rights,
+	req *patchRequest) (change, error) {
 	if !may.change && !req.onlyAnswers() {
 		return change{}, domain.Forbidden()
 	}
@@ -128,7 +129,8 @@ type target struct {
 }
 
 func (req *patchRequest) target(inv domain.Invitation, now time.Time) target {
-	t := target{current: inv.EffectiveStatus(now), orgID: inv.OrganizationID, portfolioIDs: inv.PortfolioIDs, email: inv.Email}
+	t := target{current: inv.EffectiveStatus(now), orgID: inv.OrganizationID, portfolioIDs: inv.PortfolioIDs,
+		email: inv.Email}
 	if req.orgID != nil {
 		t.orgID = *req.orgID
 	}
@@ -205,7 +207,8 @@ func firstMissing[V any](ids []string, known map[string]V) (string, bool) {
 
 // apply is the validated change: the invitation to store at now, with what it shows of refs (nil: what
 // it showed) and, for an acceptance by an existing user, the membership it gives.
-func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs *domain.InvitationRefs, now time.Time) (change, error) {
+func (h *handler) apply(inv domain.Invitation, req *patchRequest, t target, refs *domain.InvitationRefs,
+	now time.Time) (change, error) {
 	next := inv
 	// A pending invitation past its expiry is stored as expired before the new expiry is computed, so
 	// a save never revives it (SPEC §5).

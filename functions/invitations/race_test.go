@@ -24,7 +24,8 @@ type competingStore struct {
 	times int
 }
 
-func (s *competingStore) SaveInvitation(ctx context.Context, before, inv domain.Invitation, join *domain.NewMembership) error {
+func (s *competingStore) SaveInvitation(ctx context.Context, before, inv domain.Invitation,
+	join *domain.NewMembership) error {
 	s.mu.Lock()
 	compete := s.times > 0
 	s.times--
@@ -54,7 +55,9 @@ func (w *world) competingGateway(t *testing.T, times int, edit func(*domain.Invi
 
 func (w *world) patchVia(t *testing.T, gw http.Handler, id, body string) testkit.Response {
 	t.Helper()
-	return testkit.Do(t, gw, testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.admin), Body: body})
+	return testkit.Do(t, gw,
+		testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/",
+			Token: w.token(t, w.admin), Body: body})
 }
 
 func TestALostWriteIsReapplied(t *testing.T) {

@@ -64,9 +64,12 @@ func TestInvitationRate(t *testing.T) {
 	pending := fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, w.invitee.Email)
 	w.invitation(t, spec{})
 	for range 3 {
-		w.post(t, admin, pending).Expect(t, 400, `{"email": ["This email already has a pending invitation to this organization."]}`)
-		w.post(t, admin, `{}`).Expect(t, 400, `{"organization_id": ["This field is required."], "email": ["This field is required."]}`)
-		w.post(t, admin, createBody(w.globex)).Expect(t, 400, `{"organization_id": ["Invalid pk \"`+w.globex.ID+`\" - object does not exist."]}`)
+		w.post(t, admin, pending).Expect(t, 400,
+			`{"email": ["This email already has a pending invitation to this organization."]}`)
+		w.post(t, admin, `{}`).Expect(t, 400,
+			`{"organization_id": ["This field is required."], "email": ["This field is required."]}`)
+		w.post(t, admin, createBody(w.globex)).Expect(t, 400,
+			`{"organization_id": ["Invalid pk \"`+w.globex.ID+`\" - object does not exist."]}`)
 	}
 	for i := range domain.InvitationsPerWindow {
 		if i == domain.InvitationsPerWindow/2 {
@@ -165,7 +168,8 @@ func TestCreateBeforeAuthentication(t *testing.T) {
 		for _, tc := range []struct{ n, keys int }{{domain.MaxPortfolioIDs, 6}, {5000, 3}} {
 			n := tc.n
 			t.Run(fmt.Sprintf("%s, %d portfolios", caller.name, n), func(t *testing.T) {
-				body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": %s}`, w.acme.ID, w.invitee.Email, idList(n, uuid.NewString))
+				body := fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": %s}`, w.acme.ID,
+					w.invitee.Email, idList(n, uuid.NewString))
 				w.db.Calls.Reset()
 				resp := w.post(t, caller.token, body)
 				resp.Expect(t, 401, `{"detail": "Invalid token."}`)
@@ -204,7 +208,8 @@ func TestPortfolioListBound(t *testing.T) {
 		keys int
 	}{
 		{"create", func(b string) testkit.Response { return w.post(t, admin, b) },
-			fmt.Sprintf(`{"organization_id": %q, "email": "n@example.com", "accessible_portfolio_ids": %s}`, w.acme.ID, list(101)), 3},
+			fmt.Sprintf(`{"organization_id": %q, "email": "n@example.com", "accessible_portfolio_ids": %s}`, w.acme.ID,
+				list(101)), 3},
 		{"patch", func(b string) testkit.Response { return w.patch(t, admin, id, b) },
 			fmt.Sprintf(`{"accessible_portfolio_ids": %s}`, list(101)), 3},
 	} {
@@ -222,8 +227,9 @@ func TestPortfolioListBound(t *testing.T) {
 		s.withPortfolios(w.alpha)
 		return s.JSON(t)
 	}())
-	w.post(t, admin, fmt.Sprintf(`{"organization_id": %q, "email": "n@example.com", "accessible_portfolio_ids": %s}`, w.acme.ID,
-		strings.Replace(list(100), w.alpha.ID, w.beta.ID, 1))).
+	w.post(t, admin,
+		fmt.Sprintf(`{"organization_id": %q, "email": "n@example.com", "accessible_portfolio_ids": %s}`, w.acme.ID,
+			strings.Replace(list(100), w.alpha.ID, w.beta.ID, 1))).
 		Expect(t, 400, `{"accessible_portfolio_ids": ["Invalid pk \"`+w.beta.ID+`\" - object does not exist."]}`)
 	if n := w.invitationCount(t); n != 1 {
 		t.Fatalf("%d invitations", n)

@@ -58,7 +58,8 @@ func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 // replayCreate answers a create repeated with its Idempotency-Key (SPEC §9): the invitation it created,
 // as a GET shows it to caller now, with the status the create was answered (read with the session, as
 // a GET reads it, in one call). Nothing is sent: the e-mail is the first request's.
-func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string, status int) error {
+func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller domain.User, id string,
+	status int) error {
 	ref, err := httpapi.Bearer(r)
 	if err != nil {
 		return err
@@ -71,7 +72,8 @@ func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller do
 }
 
 // show answers inv (nil: it does not exist) as read by caller, with status.
-func (h *handler) show(w http.ResponseWriter, r *http.Request, status int, caller domain.User, inv *domain.Invitation) error {
+func (h *handler) show(w http.ResponseWriter, r *http.Request, status int, caller domain.User,
+	inv *domain.Invitation) error {
 	// Those who may not read it learn nothing, not even that it exists.
 	if inv == nil || !rightsOn(caller, *inv).read {
 		return domain.NotFound()
@@ -99,9 +101,10 @@ func checkShown(invs ...domain.Invitation) error {
 // authentication first (SPEC §2: 401 before 404). The invitation is nil when the path names none.
 func (h *handler) authenticate(r *http.Request) (domain.User, *domain.Invitation, error) {
 	id, idErr := httpapi.PathID(r)
-	return httpapi.AuthenticateWith(h.auth, r, idErr, func(ctx context.Context, ref domain.TokenRef) (domain.Session, *domain.Invitation, error) {
-		return h.store.SessionAndInvitation(ctx, ref, id)
-	})
+	return httpapi.AuthenticateWith(h.auth, r, idErr,
+		func(ctx context.Context, ref domain.TokenRef) (domain.Session, *domain.Invitation, error) {
+			return h.store.SessionAndInvitation(ctx, ref, id)
+		})
 }
 
 // newInvitationResponse renders inv, whose Shown is set, as read at now.

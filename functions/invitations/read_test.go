@@ -20,7 +20,8 @@ func TestReadShape(t *testing.T) {
 	want := `{
 		"id": "` + id + `", "token": "` + inv.Token + `", "expiry_date": "2031-05-06T07:08:09.123456Z",
 		"organization": {"id": "` + w.acme.ID + `", "name": "Acme"},
-		"inviter_member": {"id": "` + w.adminMember + `", "first_name": "Ada", "last_name": "Admin", "email": "` + w.admin.Email + `"},
+		"inviter_member": {"id": "` + w.adminMember + `", "first_name": "Ada", "last_name": "Admin", "email": "` +
+		w.admin.Email + `"},
 		"email": "` + upper(w.invitee.Email) + `", "email_sent": true,
 		"accessible_portfolios": [{"id": "` + w.alpha.ID + `", "name": "Alpha"}, {"id": "` + w.mid.ID + `", "name": "Mid"},
 			{"id": "` + w.zeta.ID + `", "name": "Zeta"}],
@@ -41,7 +42,8 @@ func TestReadShape(t *testing.T) {
 		}
 	})
 	t.Run("without the trailing slash", func(t *testing.T) {
-		resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + id, Token: reader})
+		resp := testkit.Do(t, w.gw,
+			testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + id, Token: reader})
 		resp.Expect(t, 200, want)
 	})
 	t.Run("an inviter without a last name shows an empty string", func(t *testing.T) {
@@ -50,7 +52,8 @@ func TestReadShape(t *testing.T) {
 		w.get(t, w.token(t, w.staff), gid).Expect(t, 200, `{
 			"id": "`+gid+`", "token": "`+g.Token+`", "expiry_date": "`+domain.FormatTime(w.now.Add(ttl))+`",
 			"organization": {"id": "`+w.globex.ID+`", "name": "Globex"},
-			"inviter_member": {"id": "`+w.globexMemb+`", "first_name": "Gus", "last_name": "", "email": "`+w.globexAdmin.Email+`"},
+			"inviter_member": {"id": "`+w.globexMemb+`", "first_name": "Gus", "last_name": "", "email": "`+
+			w.globexAdmin.Email+`"},
 			"email": "`+upper(w.invitee.Email)+`", "email_sent": false,
 			"accessible_portfolios": [{"id": "`+w.beta.ID+`", "name": "Beta"}],
 			"status": 0, "first_name": null, "last_name": null, "role": 0}`)
@@ -144,7 +147,8 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 		{"no credentials", "", id, 401, noCredentials},
 		{"other scheme", "Basic dXNlcjpwYXNz", id, 401, noCredentials},
 		{"bearer without token", "Bearer", id, 401, `{"detail": "Invalid token header. No credentials provided."}`},
-		{"token with spaces", "Bearer a b", id, 401, `{"detail": "Invalid token header. Token string should not contain spaces."}`},
+		{"token with spaces", "Bearer a b", id, 401,
+			`{"detail": "Invalid token header. Token string should not contain spaces."}`},
 		{"garbage token", "Bearer garbage", id, 401, `{"detail": "Invalid token."}`},
 		{"expired token", expired, id, 401, `{"detail": "Invalid token."}`},
 		{"authentication before an unknown id", "", uuid.NewString(), 401, noCredentials},
@@ -155,7 +159,8 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 			if tc.auth != "" {
 				h["Authorization"] = tc.auth
 			}
-			resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + tc.id + "/", Header: h})
+			resp := testkit.Do(t, w.gw,
+				testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + tc.id + "/", Header: h})
 			resp.Expect(t, tc.status, tc.want)
 			if tc.status == 401 && resp.Header.Get("WWW-Authenticate") != `Bearer realm="api"` {
 				t.Fatalf("WWW-Authenticate %q", resp.Header.Get("WWW-Authenticate"))
@@ -169,7 +174,8 @@ func TestReadNotFoundAndAuthentication(t *testing.T) {
 		w.get(t, tok, id).Expect(t, 401, `{"detail": "User inactive or deleted."}`)
 	})
 	t.Run("other method", func(t *testing.T) {
-		resp := testkit.Do(t, w.gw, testkit.Request{Method: "PUT", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.staff)})
+		resp := testkit.Do(t, w.gw,
+			testkit.Request{Method: "PUT", Path: "/api/v1/organization-invitations/" + id + "/", Token: w.token(t, w.staff)})
 		resp.Expect(t, 405, `{"detail": "Method \"PUT\" not allowed."}`)
 		if got := resp.Header.Get("Allow"); got != "DELETE, GET, HEAD, PATCH" {
 			t.Fatalf("Allow %q", got)

@@ -38,7 +38,8 @@ type patchRequest struct {
 
 func readPatch(body *httpapi.Body) *patchRequest {
 	req := &patchRequest{sent: map[string]bool{}}
-	for _, f := range []string{fieldStatus, fieldOrg, fieldEmail, fieldFirstName, fieldLastName, fieldRole, fieldPortfolios} {
+	for _, f := range []string{fieldStatus, fieldOrg, fieldEmail, fieldFirstName, fieldLastName, fieldRole,
+		fieldPortfolios} {
 		req.sent[f] = body.Has(f)
 	}
 	if n, ok := body.Choice(fieldStatus, func(n int) bool { return domain.InvitationStatus(n).Valid() }, false); ok {

@@ -24,14 +24,17 @@ func FuzzInvitationPatch(f *testing.F) {
 	const id = "f513f2cb-24db-5da0-92eb-722df0e62779"
 	hostile := []string{`"` + strings.Repeat("x", 300) + `"`, `"` + strings.Repeat("y", 300) + `@example.com"`,
 		`"` + strings.Repeat("😀", 30) + `"`, `""`, `" "`, `null`, `true`, `-1`, `0`, `1`, `2`, `4`, `5`, `"1"`, `1.0`,
-		`1e400`, `99999999999999999999999999`, `[]`, `[null]`, `["` + id + `", "x"]`, `["` + id + `", "` + strings.ToUpper(id) + `"]`,
+		`1e400`, `99999999999999999999999999`, `[]`, `[null]`, `["` + id + `", "x"]`,
+		`["` + id + `", "` + strings.ToUpper(id) + `"]`,
 		`{}`, `{"a": [1]}`, `"\u0000"`, `"\ud800"`, `"not-a-uuid"`, `"` + id + `"`, `"{` + id + `}"`, `"A@Example.COM"`}
 	f.Add(`{"status": 1}`)
 	f.Add(`{"status": "2", "id": "x", "token": null, "email_sent": true}`)
 	f.Add(`{"status": 1, "role": 1}`)
 	f.Add(`{}`)
-	f.Add(`{"organization_id": "` + id + `", "accessible_portfolio_ids": ["` + id + `"], "first_name": null, "last_name": ""}`)
-	for _, field := range []string{fieldStatus, fieldOrg, fieldEmail, fieldFirstName, fieldLastName, fieldRole, fieldPortfolios} {
+	f.Add(`{"organization_id": "` + id + `", "accessible_portfolio_ids": ["` + id +
+		`"], "first_name": null, "last_name": ""}`)
+	for _, field := range []string{fieldStatus, fieldOrg, fieldEmail, fieldFirstName, fieldLastName, fieldRole,
+		fieldPortfolios} {
 		for _, v := range hostile {
 			f.Add(`{"` + field + `": ` + v + `, "status": 0}`)
 		}

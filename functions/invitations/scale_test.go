@@ -77,7 +77,8 @@ func TestAcceptanceRacesRevocation(t *testing.T) {
 			t.Fatal(err)
 		}
 		if int(inv.Status) != state || inv.Version != w.versions[id]+1 {
-			t.Fatalf("round %d: stored status %d version %d, want %d written once after %d", i, inv.Status, inv.Version, state, w.versions[id])
+			t.Fatalf("round %d: stored status %d version %d, want %d written once after %d", i, inv.Status,
+				inv.Version, state, w.versions[id])
 		}
 		u, err := w.db.Store.User(t.Context(), invitee.ID)
 		if err != nil {

@@ -16,8 +16,10 @@ import (
 func TestWhatInvitationsShowFollowsTheLoader(t *testing.T) {
 	w := newWorld(t)
 	loaded := w.invitation(t, spec{portfolios: []ref{w.zeta, w.alpha, w.mid}})
-	resp := testkit.Do(t, w.gw, testkit.Request{Method: "POST", Path: listPath, Token: w.token(t, w.admin), Body: fmt.Sprintf(
-		`{"organization_id": %q, "email": "new-%s@example.com", "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID, uuid.NewString()[:8], w.zeta.ID, w.mid.ID)})
+	resp := testkit.Do(t, w.gw,
+		testkit.Request{Method: "POST", Path: listPath, Token: w.token(t, w.admin), Body: fmt.Sprintf(
+			`{"organization_id": %q, "email": "new-%s@example.com", "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID,
+			uuid.NewString()[:8], w.zeta.ID, w.mid.ID)})
 	var made struct{ ID string }
 	if err := json.Unmarshal(resp.Body, &made); err != nil || resp.Status != 201 {
 		t.Fatalf("create: %d %s", resp.Status, resp.Body)

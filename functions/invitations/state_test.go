@@ -57,7 +57,8 @@ func TestPatchExpiredPending(t *testing.T) {
 		{"refused with other errors too", `{"status": 1, "role": 7}`,
 			`{"role": ["\"7\" is not a valid choice."], "status": ["Cannot change the status of an expired invitation."]}`, nil},
 		{"setting expired is a save", `{"status": 3}`, "", func(*shape) {}},
-		{"changing a name stores it as expired", `{"first_name": "Late"}`, "", func(s *shape) { s.FirstName = domain.Ptr("Late") }},
+		{"changing a name stores it as expired", `{"first_name": "Late"}`, "",
+			func(s *shape) { s.FirstName = domain.Ptr("Late") }},
 		{"an empty save stores it as expired", `{}`, "", func(*shape) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

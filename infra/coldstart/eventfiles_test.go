@@ -105,7 +105,8 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 	}
 	for fn := range stack.Scheduled(nil, testkit.Log(t), time.Now) {
 		if !slices.ContainsFunc(files, func(f eventFile) bool { return f.Function == fn && f.Scheduled }) {
-			t.Errorf("%s runs on a schedule and has no Scheduled Event in events/: add %s-scheduled.json and what it records in events/expected.json", fn, fn)
+			t.Errorf("%s runs on a schedule and has no Scheduled Event in events/: add %s-scheduled.json and what "+
+				"it records in events/expected.json", fn, fn)
 		}
 	}
 }

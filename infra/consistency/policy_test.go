@@ -120,7 +120,8 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	store, c, proxy := db.ViewBehindProxy(t)
 	proxy.Set(faultproxy.Fault{Mode: faultproxy.LostAnswer, Ops: []string{"TransactWriteItems"}, Times: 1})
 	run := stack.Scheduled(store, log, time.Now)["ExpiriesFunction"]
-	if res, err := run.Handle(t.Context(), stack.ScheduledEvent("ExpiriesFunction", time.Now())); err != nil || res.Recorded != 1 {
+	if res, err := run.Handle(t.Context(), stack.ScheduledEvent("ExpiriesFunction", time.Now())); err != nil ||
+		res.Recorded != 1 {
 		t.Fatalf("ExpiriesFunction's run: %+v, %v; want the demo's expired invitation recorded", res, err)
 	}
 	calls["ExpiriesFunction"] = c

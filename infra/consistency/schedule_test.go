@@ -58,10 +58,12 @@ func TestSchedules(t *testing.T) {
 		ruleID := ""
 		for id, r := range rules {
 			targets, _ := r.Properties["Targets"].([]any)
-			if len(targets) == 1 && reflect.DeepEqual(targets[0].(map[string]any)["Arn"], want(t, `{"Fn::GetAtt": ["`+s.Function+`", "Arn"]}`)) {
+			if len(targets) == 1 &&
+				reflect.DeepEqual(targets[0].(map[string]any)["Arn"], want(t, `{"Fn::GetAtt": ["`+s.Function+`", "Arn"]}`)) {
 				ruleID = id
 				if r.Properties["ScheduleExpression"] != s.Expression || r.Properties["State"] == "DISABLED" {
-					t.Errorf("%s: schedule %v, state %v; want %s, enabled", id, r.Properties["ScheduleExpression"], r.Properties["State"], s.Expression)
+					t.Errorf("%s: schedule %v, state %v; want %s, enabled", id, r.Properties["ScheduleExpression"],
+						r.Properties["State"], s.Expression)
 				}
 			}
 		}

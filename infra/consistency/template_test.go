@@ -271,7 +271,8 @@ func TestTimeLimitsNest(t *testing.T) {
 	}
 	// The scheduled function has no request budget but a run's (SPEC §11), and the same timeout.
 	if expiries.RunBudget+time.Second > timeout {
-		t.Errorf("expiries.RunBudget %v: want a second below the Lambda Timeout %v, to log the run's outcome", expiries.RunBudget, timeout)
+		t.Errorf("expiries.RunBudget %v: want a second below the Lambda Timeout %v, to log the run's outcome",
+			expiries.RunBudget, timeout)
 	}
 	if domain.IdempotencyLease <= timeout {
 		t.Errorf("IdempotencyLease %v: a request may still run when another takes its key over (Lambda Timeout %v)",

@@ -27,7 +27,8 @@ func TestMakeRunRecordsExpiriesAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []stack.Schedule{{Function: "ExpiriesFunction", Expression: "rate(5 minutes)", Every: 5 * time.Minute}}; !slices.Equal(list, want) {
+	if want := []stack.Schedule{{Function: "ExpiriesFunction", Expression: "rate(5 minutes)",
+		Every: 5 * time.Minute}}; !slices.Equal(list, want) {
 		t.Fatalf("schedules %+v, want %+v", list, want)
 	}
 	run := <-runs // the run at start

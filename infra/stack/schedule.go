@@ -90,7 +90,8 @@ func rate(expr string) (time.Duration, error) {
 	if err != nil {
 		return 0, fmt.Errorf("schedule %q: %w", expr, err)
 	}
-	unit := map[string]time.Duration{"minute": time.Minute, "hour": time.Hour, "day": 24 * time.Hour}[strings.TrimSuffix(m[2], "s")]
+	unit := map[string]time.Duration{"minute": time.Minute, "hour": time.Hour,
+		"day": 24 * time.Hour}[strings.TrimSuffix(m[2], "s")]
 	return time.Duration(n) * unit, nil
 }
 

@@ -78,7 +78,8 @@ type fixtureCommentTx struct {
 }
 
 func newFixtureCommentTx() *fixtureCommentTx {
-	return &fixtureCommentTx{touched: map[key]bool{}, replies: map[string]int{}, counts: map[key]int{}, owners: map[key]string{}}
+	return &fixtureCommentTx{touched: map[key]bool{}, replies: map[string]int{}, counts: map[key]int{},
+		owners: map[key]string{}}
 }
 
 // fixtureCommentTouches lists the items a comment write changes: the comment, and the counters and parent
@@ -102,7 +103,8 @@ func fixtureCommentTouches(fc FixtureComment) []key {
 
 // fits reports whether fc can join the transaction without passing its limits.
 func (tx *fixtureCommentTx) fits(fc FixtureComment) bool {
-	if len(tx.comments) >= fixtureCommentsPerTx || (len(tx.comments) > 0 && tx.bytes+fixtureCommentSize(fc.Comment) > fixtureMaxTransactBytes) {
+	if len(tx.comments) >= fixtureCommentsPerTx ||
+		(len(tx.comments) > 0 && tx.bytes+fixtureCommentSize(fc.Comment) > fixtureMaxTransactBytes) {
 		return false
 	}
 	extra := map[key]bool{}
@@ -216,7 +218,8 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 		what = append(what, "")
 	}
 	first := tx.comments[0].Comment
-	err := s.transact(ctx, fmt.Sprintf("write %d comments of %s %s", len(tx.comments), first.ContentType, first.ObjectID), items)
+	err := s.transact(ctx,
+		fmt.Sprintf("write %d comments of %s %s", len(tx.comments), first.ContentType, first.ObjectID), items)
 	for i, w := range what {
 		if w != "" && conditionFailed(err, i) {
 			return &domain.Error{Code: domain.ECONFLICT, Detail: w, Err: err}

@@ -133,7 +133,8 @@ func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureStat
 }
 
 // decodeFixtureState sorts the items FixtureState read into its maps.
-func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key, items map[key]map[string]types.AttributeValue) (FixtureState, error) {
+func decodeFixtureState(refs FixtureRefs, byIndex map[key][]key,
+	items map[key]map[string]types.AttributeValue) (FixtureState, error) {
 	st := FixtureState{
 		Users: map[string]domain.User{}, EmailOwners: map[string]string{},
 		Organizations: map[string]domain.Organization{}, Members: map[string]domain.Member{},
@@ -201,7 +202,8 @@ func decodeTagCount(item map[string]types.AttributeValue) (int, error) {
 
 // decodeIndexed decodes into out, under its id, each entity GSI1 found for ids. The index may be stale:
 // an item that now holds another entity (or none) is not it.
-func decodeIndexed[V any](out map[string]V, ids []string, indexKey func(string) key, idOf func(V) string, byIndex map[key][]key,
+func decodeIndexed[V any](out map[string]V, ids []string, indexKey func(string) key, idOf func(V) string,
+	byIndex map[key][]key,
 	items map[key]map[string]types.AttributeValue, decode func(map[string]types.AttributeValue) (V, error)) error {
 	for _, id := range ids {
 		for _, k := range byIndex[indexKey(id)] {
@@ -262,7 +264,8 @@ func (s *Store) fixtureIndexLookup(ctx context.Context, indexKeys []key) (map[ke
 
 // fixtureIndexQuery returns the base keys of the GSI1 entries with exactly index key ik.
 func (s *Store) fixtureIndexQuery(ctx context.Context, ik key) ([]key, error) {
-	exact := expression.Key(attrGSI1PK).Equal(expression.Value(ik.PK)).And(expression.Key(attrGSI1SK).Equal(expression.Value(ik.SK)))
+	exact := expression.Key(attrGSI1PK).Equal(expression.Value(ik.PK)).
+		And(expression.Key(attrGSI1SK).Equal(expression.Value(ik.SK)))
 	expr, err := expression.NewBuilder().WithKeyCondition(exact).Build()
 	if err != nil {
 		return nil, fail("build GSI1 query", err)

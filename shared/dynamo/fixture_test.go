@@ -120,8 +120,10 @@ func TestPutUserKeepsTheEmailClaimInStep(t *testing.T) {
 		oldGone  bool        // the previous email no longer finds the user
 	}{
 		{name: "same email in another case keeps the claim", email: strings.ToUpper},
-		{name: "new email moves the claim", email: func(string) string { return "l-" + uuid.NewString()[:8] + "@example.com" }, oldGone: true},
-		{name: "another user's email is refused", email: func(string) string { return "Taken@example.com" }, wantCode: domain.EINVALID},
+		{name: "new email moves the claim",
+			email: func(string) string { return "l-" + uuid.NewString()[:8] + "@example.com" }, oldGone: true},
+		{name: "another user's email is refused", email: func(string) string { return "Taken@example.com" },
+			wantCode: domain.EINVALID},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -185,7 +187,8 @@ func TestPutMemberMovesTheMembership(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			first, second := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"}), db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
+			first, second := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"}), db.User(t,
+				testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
 			before := domain.Member{ID: uuid.NewString(), OrganizationID: acme.ID, UserID: first.ID, Role: domain.RoleMember}
 			fxMust(t, db.Store.PutMember(ctx, before, acme.Name, nil))
 			after := before
@@ -201,13 +204,16 @@ func TestPutMemberMovesTheMembership(t *testing.T) {
 			oldKey := dynamo.MemberKey{OrganizationID: before.OrganizationID, UserID: before.UserID}
 			newKey := dynamo.MemberKey{OrganizationID: after.OrganizationID, UserID: after.UserID}
 			st := fxState(t, db, dynamo.FixtureRefs{
-				MemberIDs: []string{after.ID}, MemberKeys: []dynamo.MemberKey{oldKey, newKey}, UserIDs: []string{first.ID, second.ID},
+				MemberIDs: []string{after.ID}, MemberKeys: []dynamo.MemberKey{oldKey, newKey},
+				UserIDs: []string{first.ID, second.ID},
 			})
 			wantByKey := map[dynamo.MemberKey]domain.Member{newKey: after}
-			if !reflect.DeepEqual(st.Members, map[string]domain.Member{after.ID: after}) || !reflect.DeepEqual(st.MembersByKey, wantByKey) {
+			if !reflect.DeepEqual(st.Members, map[string]domain.Member{after.ID: after}) ||
+				!reflect.DeepEqual(st.MembersByKey, wantByKey) {
 				t.Fatalf("members by id %+v, by key %+v; want only %+v", st.Members, st.MembersByKey, after)
 			}
-			wantShip := []domain.Membership{{MemberID: after.ID, OrganizationID: after.OrganizationID, OrganizationName: orgName[after.OrganizationID], Role: domain.RoleAdministrator}}
+			wantShip := []domain.Membership{{MemberID: after.ID, OrganizationID: after.OrganizationID,
+				OrganizationName: orgName[after.OrganizationID], Role: domain.RoleAdministrator}}
 			for _, u := range []domain.User{first, second} {
 				got := st.Users[u.ID].Memberships
 				if u.ID == after.UserID && !reflect.DeepEqual(got, wantShip) {
@@ -243,7 +249,8 @@ func TestPutOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 	var users []domain.User
 	for range 3 {
 		u := db.User(t, testkit.NewUser{Hash: "pbkdf2_sha256$1$s$h"})
-		fxMust(t, db.Store.PutMember(ctx, domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID}, org.Name, nil))
+		fxMust(t,
+			db.Store.PutMember(ctx, domain.Member{ID: uuid.NewString(), OrganizationID: org.ID, UserID: u.ID}, org.Name, nil))
 		users = append(users, u)
 	}
 	for _, tt := range []struct {
@@ -251,7 +258,8 @@ func TestPutOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 		wantOps      []string
 	}{
 		{name: "same name: one write, no query", rename: "Acme", wantOps: []string{"UpdateItem"}},
-		{name: "new name: every member's profile follows", rename: "Acme Analytics", wantOps: []string{"UpdateItem", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}},
+		{name: "new name: every member's profile follows", rename: "Acme Analytics",
+			wantOps: []string{"UpdateItem", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db.Calls.Reset()
@@ -293,7 +301,8 @@ func TestPutInvitationIsConditionalOnTheStoredVersion(t *testing.T) {
 	db := testkit.NewDB(t)
 	inv := domain.Invitation{
 		ID: uuid.NewString(), Token: uuid.NewString(), OrganizationID: uuid.NewString(), InviterMemberID: uuid.NewString(),
-		InviterUserID: uuid.NewString(), Email: "bob@example.com", ExpiryDate: fxNow, CreatedAt: fxNow, UpdatedAt: fxNow, Version: 1,
+		InviterUserID: uuid.NewString(), Email: "bob@example.com", ExpiryDate: fxNow, CreatedAt: fxNow,
+		UpdatedAt: fxNow, Version: 1,
 	}
 	fxMust(t, db.Store.PutInvitation(ctx, inv, nil))
 	stale := inv
@@ -338,7 +347,8 @@ type fxCounters struct {
 	Versions map[string]int64
 }
 
-func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject, tags []dynamo.CommentTag, ids []string) fxCounters {
+func fxReadCounters(t *testing.T, db *testkit.DB, objects []domain.CommentObject, tags []dynamo.CommentTag,
+	ids []string) fxCounters {
 	t.Helper()
 	st := fxState(t, db, dynamo.FixtureRefs{Objects: objects, Tags: tags, CommentIDs: ids})
 	got := fxCounters{Objects: st.Objects, Tags: st.Tags, Replies: map[string]int{}, Versions: map[string]int64{}}
@@ -402,7 +412,8 @@ func TestPutCommentsKeepsCountersExact(t *testing.T) {
 			name:   "new comments",
 			writes: func() []dynamo.FixtureComment { return nil },
 			want: fxCounters{
-				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 60, OrganizationID: org}, y: {N: 1, OrganizationID: org}},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 60, OrganizationID: org},
+					y: {N: 1, OrganizationID: org}},
 				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 20, tagOf(x, "b"): 20},
 				Replies: map[string]int{root.ID: 59, mover.ID: 0, yRoot.ID: 0},
 			},
@@ -415,7 +426,8 @@ func TestPutCommentsKeepsCountersExact(t *testing.T) {
 				return []dynamo.FixtureComment{{Comment: next, Previous: &mover}}
 			},
 			want: fxCounters{
-				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org},
+					y: {N: 2, OrganizationID: org}},
 				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
@@ -430,7 +442,8 @@ func TestPutCommentsKeepsCountersExact(t *testing.T) {
 				return []dynamo.FixtureComment{{Comment: a2, Previous: &a}, {Comment: b2, Previous: &b}}
 			},
 			want: fxCounters{
-				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org}, y: {N: 2, OrganizationID: org}},
+				Objects: map[domain.CommentObject]domain.CommentCount{x: {N: 59, OrganizationID: org},
+					y: {N: 2, OrganizationID: org}},
 				Tags:    map[dynamo.CommentTag]int{tagOf(x, "a"): 19, tagOf(x, "b"): 20, tagOf(y, "b"): 1},
 				Replies: map[string]int{root.ID: 58, mover.ID: 0, yRoot.ID: 1},
 			},
@@ -461,7 +474,8 @@ func TestPutCommentsKeepsCountersExact(t *testing.T) {
 		if domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Fatalf("err = %v, want ECONFLICT", err)
 		}
-		if after := fxReadCounters(t, db, objects, tags, []string{root.ID, mover.ID, yRoot.ID}); !reflect.DeepEqual(after, before) {
+		if after := fxReadCounters(t, db, objects, tags,
+			[]string{root.ID, mover.ID, yRoot.ID}); !reflect.DeepEqual(after, before) {
 			t.Fatalf("counters changed:\n got %+v\nwant %+v", after, before)
 		}
 	})
@@ -486,8 +500,10 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 	}{
 		// An organization without invitations comes first: nothing to read for it, and the next is refreshed.
 		// Each organization's invitation ids, then its invitations, then what they refer to.
-		{name: "nothing changed: no write", orgName: "Acme", wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem"}, wantVersion: 1},
-		{name: "renamed: one write", orgName: "Acme Analytics", wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
+		{name: "nothing changed: no write", orgName: "Acme",
+			wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem"}, wantVersion: 1},
+		{name: "renamed: one write", orgName: "Acme Analytics",
+			wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fxMust(t, db.Store.PutOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}, org.Name))
@@ -498,7 +514,9 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 			}
 			got, err := db.Store.Invitation(ctx, inv.ID)
 			fxMust(t, err)
-			want := &domain.InvitationShown{OrganizationName: tt.orgName, Inviter: domain.Person{Email: u.Email, FirstName: u.FirstName, LastName: u.LastName}, Portfolios: []domain.Portfolio{}}
+			want := &domain.InvitationShown{OrganizationName: tt.orgName,
+				Inviter:    domain.Person{Email: u.Email, FirstName: u.FirstName, LastName: u.LastName},
+				Portfolios: []domain.Portfolio{}}
 			if got.Version != tt.wantVersion || !got.Shown.Equal(want) {
 				t.Errorf("version %d, shown %+v; want %d, %+v", got.Version, got.Shown, tt.wantVersion, want)
 			}

@@ -66,7 +66,8 @@ func (s *Store) PutUser(ctx context.Context, u domain.User, previousEmail string
 	err = s.transact(ctx, "write user "+u.ID, items)
 	switch {
 	case conditionFailed(err, 1):
-		return &domain.Error{Code: domain.EINVALID, Detail: fmt.Sprintf("email %q belongs to another user", u.Email), Err: err}
+		return &domain.Error{Code: domain.EINVALID,
+			Detail: fmt.Sprintf("email %q belongs to another user", u.Email), Err: err}
 	case conditionFailed(err, 0):
 		return &domain.Error{Code: domain.ECONFLICT, Detail: "the user was changed or created since it was read", Err: err}
 	}
@@ -79,7 +80,8 @@ func (s *Store) PutUser(ctx context.Context, u domain.User, previousEmail string
 // each profile entry rewritten from its member item. That is one write per member, after the
 // organization's: not atomic, but a rerun repairs it.
 func (s *Store) PutOrganization(ctx context.Context, o domain.Organization, previousName string) error {
-	upd := expression.Set(expression.Name("id"), expression.Value(o.ID)).Set(expression.Name("name"), expression.Value(o.Name))
+	upd := expression.Set(expression.Name("id"), expression.Value(o.ID)).Set(expression.Name("name"),
+		expression.Value(o.Name))
 	item, err := updateItem(orgKey(o.ID), upd, nil)
 	if err != nil {
 		return err
@@ -175,7 +177,8 @@ func (s *Store) PutMember(ctx context.Context, m domain.Member, orgName string, 
 		items = append(items, gone)
 		if leaving == nil {
 			present := itemPresent()
-			left, err := updateItem(userKey(previous.UserID), expression.Remove(expression.Name("memberships."+previous.OrganizationID)), &present)
+			left, err := updateItem(userKey(previous.UserID),
+				expression.Remove(expression.Name("memberships."+previous.OrganizationID)), &present)
 			if err != nil {
 				return err
 			}
@@ -185,7 +188,8 @@ func (s *Store) PutMember(ctx context.Context, m domain.Member, orgName string, 
 	err = s.transact(ctx, "write member "+m.ID, items)
 	switch {
 	case conditionFailed(err, 0):
-		return &domain.Error{Code: domain.EINVALID, Detail: "the user already has another membership of this organization", Err: err}
+		return &domain.Error{Code: domain.EINVALID,
+			Detail: "the user already has another membership of this organization", Err: err}
 	case conditionFailed(err, 1):
 		return &domain.Error{Code: domain.EINVALID, Detail: fmt.Sprintf("user %s does not exist", m.UserID), Err: err}
 	case moved && conditionFailed(err, 2):
@@ -250,7 +254,8 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored
 	}
 	err = s.transact(ctx, "write invitation "+inv.ID, append([]types.TransactWriteItem{put}, counts...))
 	if conditionFailed(err, 0) {
-		return &domain.Error{Code: domain.ECONFLICT, Detail: "the invitation was changed or created since it was read", Err: err}
+		return &domain.Error{Code: domain.ECONFLICT,
+			Detail: "the invitation was changed or created since it was read", Err: err}
 	}
 	return err
 }

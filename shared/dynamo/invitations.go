@@ -92,7 +92,8 @@ func (s *Store) SaveInvitation(ctx context.Context, before, inv domain.Invitatio
 	}
 	err = s.transact(ctx, "save invitation", items)
 	if conditionFailed(err, 0) {
-		return &domain.Error{Code: domain.ECONFLICT, Err: fmt.Errorf("save invitation %s: version %d is stale", inv.ID, inv.Version)}
+		return &domain.Error{Code: domain.ECONFLICT,
+			Err: fmt.Errorf("save invitation %s: version %d is stale", inv.ID, inv.Version)}
 	}
 	return err
 }

@@ -10,10 +10,10 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// The counts of the invitation lists (SPEC §11): each invitation is counted, under its stored status,
-// by four count items: everyone's (one of its shards, allInvitationsCountKey), its organization's, its
-// address's and its address's from its organization (invitationCountKey). Every write that creates, deletes or moves an invitation between
-// them changes them in its own transaction, so a count is never read from the invitations.
+// The counts of the invitation lists (SPEC §11): each invitation is counted, under its stored status, by four
+// count items: everyone's (one of its shards, allInvitationsCountKey), its organization's, its address's and
+// its address's from its organization (invitationCountKey). Every write that creates, deletes or moves an
+// invitation between them changes them in its own transaction, so a count is never read from the invitations.
 
 // invitationCountKeys are the count items that count inv.
 func invitationCountKeys(inv domain.Invitation) []key {

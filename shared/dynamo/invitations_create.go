@@ -20,11 +20,11 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 	return ok, err
 }
 
-// CreateInvitation puts the invitation, its counts (countChanges) and the organization's pending claim
-// on its address in one TransactWriteItems, the claim conditioned on being as read and, when the address has a user, with a
-// ConditionCheck that the user has no membership of the organization. The same transaction counts the
-// invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass,
-// and, with done set, completes its Idempotency-Key claim.
+// CreateInvitation puts the invitation, its counts (countChanges) and the organization's pending claim on its
+// address in one TransactWriteItems, the claim conditioned on being as read and, when the address has a user,
+// with a ConditionCheck that the user has no membership of the organization. The same transaction counts the
+// invitation against its inviter's quota (quotaUpdate), so that creates sent at once cannot all pass, and,
+// with done set, completes its Idempotency-Key claim.
 func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string,
 	quota domain.InvitationQuota, done *domain.IdempotencyDone) error {
 	inv.Version = 1

@@ -34,7 +34,8 @@ type quotaItem struct {
 // q names them, the organization, the email's claim and the organization's pending claim on it: at
 // most seven items, whatever the body. What the caller may choose the number of (portfolios, the
 // address's invitations) is DraftDetails', once the session is checked.
-func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef, q domain.InvitationDraft) (domain.DraftRead, error) {
+func (s *Store) SessionAndDraft(ctx context.Context, ref domain.TokenRef,
+	q domain.InvitationDraft) (domain.DraftRead, error) {
 	qk := invitationQuotaKey(ref.UserID)
 	keys := append(sessionKeys(ref), qk)
 	var ok, ek, ck key
@@ -103,7 +104,8 @@ func decodeQuota(item map[string]types.AttributeValue) (domain.InvitationQuota, 
 // may not show it yet (the claim is strongly consistent, the
 // index is not). Whether the email's user is a member is left to the write (CreateInvitation) or, when
 // a refusal must name it, to HasMember.
-func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d domain.DraftRead) (domain.DraftRead, error) {
+func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft,
+	d domain.DraftRead) (domain.DraftRead, error) {
 	var keys []key
 	for _, p := range q.PortfolioIDs {
 		keys = append(keys, portfolioKey(q.OrganizationID, p))
@@ -159,14 +161,15 @@ func (s *Store) DraftDetails(ctx context.Context, q domain.InvitationDraft, d do
 func (s *Store) pendingInvitations(ctx context.Context, org, email string) ([]domain.Invitation, error) {
 	src := domain.InvitationSource{OrganizationID: org, Email: email}
 	var out []domain.Invitation
-	_, err := s.queryPartition(ctx, sourceQuery(src, domain.StatusPending), func(item map[string]types.AttributeValue) error {
-		expiry, err := domain.ParseTime(stringAttr(item, "expiry_date"))
-		if err != nil {
-			return fail("decode pending invitation entry", err)
-		}
-		out = append(out, domain.Invitation{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"),
-			OrganizationID: org, Email: email, Status: domain.StatusPending, ExpiryDate: expiry})
-		return nil
-	})
+	_, err := s.queryPartition(ctx, sourceQuery(src, domain.StatusPending),
+		func(item map[string]types.AttributeValue) error {
+			expiry, err := domain.ParseTime(stringAttr(item, "expiry_date"))
+			if err != nil {
+				return fail("decode pending invitation entry", err)
+			}
+			out = append(out, domain.Invitation{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"),
+				OrganizationID: org, Email: email, Status: domain.StatusPending, ExpiryDate: expiry})
+			return nil
+		})
 	return out, err
 }

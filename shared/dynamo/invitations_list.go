@@ -21,7 +21,8 @@ func (s *Store) InvitationsByID(ctx context.Context, ids []string) ([]domain.Inv
 	for _, id := range ids {
 		keys = append(keys, invitationKey(id))
 	}
-	items, err := s.batchRead(ctx, "read invitations by id", keys, readOptions{eventual: true, projection: &invitationProjection})
+	items, err := s.batchRead(ctx, "read invitations by id", keys,
+		readOptions{eventual: true, projection: &invitationProjection})
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +64,8 @@ type partitionQuery struct {
 
 // queryPartition hands every entry q reads to each, page by page (a Query stops at 1 MB). rest is where
 // a Query would go on after the limit (nil when the partition was read to its end).
-func (s *Store) queryPartition(ctx context.Context, q partitionQuery, each func(map[string]types.AttributeValue) error) (rest map[string]types.AttributeValue, err error) {
+func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
+	each func(map[string]types.AttributeValue) error) (rest map[string]types.AttributeValue, err error) {
 	keyCond := expression.Key(q.pkAttr).Equal(expression.Value(q.partition))
 	switch {
 	case q.prefix != "":

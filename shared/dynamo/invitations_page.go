@@ -17,7 +17,8 @@ import (
 
 // CountInvitations reads the count items of list's sources in one BatchGetItem and, for a list
 // filtered by status 0 or 3, beside it the pending invitations past their expiry (GSI5).
-func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList, now time.Time) (domain.InvitationCount, error) {
+func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList,
+	now time.Time) (domain.InvitationCount, error) {
 	var keys []key
 	for _, src := range list.Sources {
 		keys = append(keys, sourceCountKeys(src.OrganizationID, src.Email)...)
@@ -121,7 +122,8 @@ func (s *Store) unrecordedExpiries(ctx context.Context, now time.Time, limit int
 // InvitationPage reads, in parallel, the entries of every source and status the list shows up to the
 // page, from the nearer end of the list, merges them, and reads the page's invitations in one
 // BatchGetItem.
-func (s *Store) InvitationPage(ctx context.Context, c domain.InvitationCount, offset, n int) ([]domain.Invitation, error) {
+func (s *Store) InvitationPage(ctx context.Context, c domain.InvitationCount, offset,
+	n int) ([]domain.Invitation, error) {
 	n = min(n, c.Total-offset)
 	if n <= 0 || offset < 0 {
 		return nil, nil

@@ -42,7 +42,8 @@ func newInvitationWorld(t *testing.T) invitationWorld {
 	must(t, db.Store.PutOrganization(ctx, w.other, ""))
 	must(t, db.Store.PutPortfolio(ctx, w.portfolio, ""))
 	must(t, db.Store.PutPortfolio(ctx, w.elsewhere, ""))
-	inviterMember := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.inviter.ID, Role: domain.RoleAdministrator}
+	inviterMember := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.inviter.ID,
+		Role: domain.RoleAdministrator}
 	must(t, db.Store.PutMember(ctx, inviterMember, w.org.Name, nil))
 	now := time.Now().UTC().Truncate(time.Microsecond)
 	w.inv = domain.Invitation{
@@ -148,19 +149,23 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 	ctx := context.Background()
 	accepted := w.inv
 	accepted.Status = domain.StatusAccepted
-	first := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID, Role: domain.RoleCollaborator}
-	must(t, w.db.Store.SaveInvitation(ctx, w.inv, accepted, &domain.NewMembership{Member: first, OrganizationName: w.org.Name}))
+	first := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID,
+		Role: domain.RoleCollaborator}
+	must(t,
+		w.db.Store.SaveInvitation(ctx, w.inv, accepted, &domain.NewMembership{Member: first, OrganizationName: w.org.Name}))
 
 	assertMember := func(want domain.Member) {
 		t.Helper()
 		u, err := w.db.Store.User(ctx, w.invitee.ID)
 		must(t, err)
 		m, ok := u.MembershipOf(w.org.ID)
-		if !ok || m.MemberID != want.ID || m.Role != want.Role || m.OrganizationName != w.org.Name || len(u.Memberships) != 1 {
+		if !ok || m.MemberID != want.ID || m.Role != want.Role || m.OrganizationName != w.org.Name ||
+			len(u.Memberships) != 1 {
 			t.Fatalf("memberships on the user %+v, want member %+v", u.Memberships, want)
 		}
 		key := dynamo.MemberKey{OrganizationID: w.org.ID, UserID: w.invitee.ID}
-		st, err := w.db.Store.FixtureState(ctx, dynamo.FixtureRefs{MemberKeys: []dynamo.MemberKey{key}, MemberIDs: []string{want.ID}})
+		st, err := w.db.Store.FixtureState(ctx,
+			dynamo.FixtureRefs{MemberKeys: []dynamo.MemberKey{key}, MemberIDs: []string{want.ID}})
 		must(t, err)
 		if st.MembersByKey[key] != want || st.Members[want.ID] != want {
 			t.Fatalf("member item %+v (by id %+v), want %+v", st.MembersByKey[key], st.Members[want.ID], want)
@@ -170,8 +175,11 @@ func TestSaveInvitationWithJoinMakesAMemberOnceAndKeepsAnExistingMembership(t *t
 
 	// A second acceptance (of another invitation, with another role) must not replace the membership.
 	accepted.Version = 2
-	second := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID, Role: domain.RoleAdministrator}
-	must(t, w.db.Store.SaveInvitation(ctx, accepted, accepted, &domain.NewMembership{Member: second, OrganizationName: w.org.Name}))
+	second := domain.Member{ID: uuid.NewString(), OrganizationID: w.org.ID, UserID: w.invitee.ID,
+		Role: domain.RoleAdministrator}
+	must(t,
+		w.db.Store.SaveInvitation(ctx, accepted, accepted,
+			&domain.NewMembership{Member: second, OrganizationName: w.org.Name}))
 	assertMember(first)
 }
 
@@ -221,7 +229,8 @@ func TestInvitationsByIDReadsChunksInParallel(t *testing.T) {
 	}
 	want := slices.Delete(slices.Clone(ids), 150, 151)
 	if !slices.Equal(gotIDs, want) {
-		t.Fatalf("read %d invitations, want the %d stored in the order asked (first difference at %d)", len(gotIDs), len(want), firstDifference(gotIDs, want))
+		t.Fatalf("read %d invitations, want the %d stored in the order asked (first difference at %d)", len(gotIDs),
+			len(want), firstDifference(gotIDs, want))
 	}
 	if ops, seq := calls.Ops(), calls.Sequential(); len(ops) != 3 || seq != 1 {
 		t.Fatalf("calls %v in %d sequential round trips, want 3 BatchGetItems in 1", ops, seq)

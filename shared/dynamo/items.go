@@ -42,7 +42,8 @@ type memberItem struct {
 
 func toMemberItem(m domain.Member) memberItem {
 	k, ik := memberKey(m.OrganizationID, m.UserID), memberIndexKey(m.ID)
-	return memberItem{PK: k.PK, SK: k.SK, GSI1PK: ik.PK, GSI1SK: ik.SK, ID: m.ID, OrgID: m.OrganizationID, UserID: m.UserID, Role: int(m.Role)}
+	return memberItem{PK: k.PK, SK: k.SK, GSI1PK: ik.PK, GSI1SK: ik.SK, ID: m.ID, OrgID: m.OrganizationID,
+		UserID: m.UserID, Role: int(m.Role)}
 }
 
 func (it memberItem) domain() domain.Member {
@@ -201,7 +202,8 @@ func decodeInvitation(item map[string]types.AttributeValue) (domain.Invitation, 
 		PortfolioIDs: it.PortfolioIDs, Version: it.Version, Shown: it.Shown.domain(),
 	}
 	err := parseTimes("decode invitation",
-		timeField{&inv.ExpiryDate, it.ExpiryDate}, timeField{&inv.CreatedAt, it.CreatedAt}, timeField{&inv.UpdatedAt, it.UpdatedAt})
+		timeField{&inv.ExpiryDate, it.ExpiryDate}, timeField{&inv.CreatedAt, it.CreatedAt},
+		timeField{&inv.UpdatedAt, it.UpdatedAt})
 	return inv, err
 }
 

@@ -60,7 +60,8 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 	attrs := []types.AttributeDefinition{}
 	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK,
 		attrGSI5PK, attrGSI5SK} {
-		attrs = append(attrs, types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
+		attrs = append(attrs,
+			types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
 	}
 	return &dynamodb.CreateTableInput{
 		TableName:            aws.String(name),

@@ -49,7 +49,8 @@ func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]typ
 
 // getDecoded reads the item at k with a strongly consistent read and decodes it; ENOTFOUND when it does
 // not exist.
-func getDecoded[T any](ctx context.Context, s *Store, step string, k key, decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
+func getDecoded[T any](ctx context.Context, s *Store, step string, k key,
+	decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
 	item, found, err := s.getItem(ctx, step, k)
 	if err == nil && !found {
 		err = domain.NotFound()
@@ -62,7 +63,8 @@ func getDecoded[T any](ctx context.Context, s *Store, step string, k key, decode
 }
 
 // decodeFound decodes into out, under its reference, each item of refs that was found.
-func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key, items map[key]map[string]types.AttributeValue,
+func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key,
+	items map[key]map[string]types.AttributeValue,
 	decode func(map[string]types.AttributeValue) (V, error)) error {
 	for _, r := range refs {
 		if item := items[keyOf(r)]; item != nil {
@@ -77,7 +79,8 @@ func decodeFound[R comparable, V any](out map[R]V, refs []R, keyOf func(R) key, 
 }
 
 // batchGet reads any number of items strongly consistent, in one round trip (see batchRead).
-func (s *Store) batchGet(ctx context.Context, step string, keys []key) (map[key]map[string]types.AttributeValue, error) {
+func (s *Store) batchGet(ctx context.Context, step string,
+	keys []key) (map[key]map[string]types.AttributeValue, error) {
 	return s.batchRead(ctx, step, keys, readOptions{})
 }
 
@@ -117,7 +120,8 @@ type readOptions struct {
 
 // batchRead reads items by key in one round trip: the chunks of 100 keys BatchGetItem allows go out
 // together, and each retries its unprocessed keys with backoff. Missing items are absent from the result.
-func (s *Store) batchRead(ctx context.Context, step string, keys []key, o readOptions) (map[key]map[string]types.AttributeValue, error) {
+func (s *Store) batchRead(ctx context.Context, step string, keys []key,
+	o readOptions) (map[key]map[string]types.AttributeValue, error) {
 	var unique []map[string]types.AttributeValue
 	seen := make(map[key]bool, len(keys))
 	for _, k := range keys {
@@ -169,7 +173,8 @@ func inParallel(n int, f func(i int)) {
 	wg.Wait()
 }
 
-func (s *Store) batchChunk(ctx context.Context, step string, pending []map[string]types.AttributeValue, o readOptions) ([]map[string]types.AttributeValue, error) {
+func (s *Store) batchChunk(ctx context.Context, step string, pending []map[string]types.AttributeValue,
+	o readOptions) ([]map[string]types.AttributeValue, error) {
 	var found []map[string]types.AttributeValue
 	for attempt := 0; len(pending) > 0; attempt++ {
 		req := types.KeysAndAttributes{Keys: pending, ConsistentRead: aws.Bool(!o.eventual)}

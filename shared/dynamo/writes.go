@@ -162,7 +162,8 @@ func (s *Store) send(ctx context.Context, step string, w write) error {
 		ok, readErr := s.landed(ctx, step, w)
 		switch {
 		case readErr != nil:
-			return &domain.Error{Code: domain.EUNAVAILABLE, Err: fmt.Errorf("%s: answer lost (%w), and not read back: %w", step, lost, readErr)}
+			return &domain.Error{Code: domain.EUNAVAILABLE,
+				Err: fmt.Errorf("%s: answer lost (%w), and not read back: %w", step, lost, readErr)}
 		case ok:
 			return nil
 		case !unknown:
