@@ -73,13 +73,13 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 		d, err := h.store.SessionAndDraft(ctx, ref, q)
 		return d.Session, d, err
 	}
-	caller, draft, err := httpapi.AuthenticateWith(h.auth, r, nil, read)
+	caller, draft, err := httpapi.AuthenticateWith(h.Auth, r, nil, read)
 	if err != nil {
 		return err
 	}
 	var key *httpapi.KeyClaim
 	if bodyErr == nil {
-		if key, err = h.keys.Claim(r, caller.ID, req.body); err != nil {
+		if key, err = h.Keys.Claim(r, caller.ID, req.body); err != nil {
 			return err
 		}
 		if id, status, ok := key.Replay(); ok {
@@ -101,7 +101,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 		}
 		// Throttled first, as DRF throttles before it reads the body; again after a lost race, which
 		// may have been over the last invitation the window allowed.
-		if wait := draft.Quota.Wait(h.clock.Now()); wait > 0 {
+		if wait := draft.Quota.Wait(h.Clock.Now()); wait > 0 {
 			return domain.Throttled(wait)
 		}
 		if bodyErr != nil {
@@ -114,7 +114,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 		if draft, err = h.store.DraftDetails(ctx, q, draft); err != nil {
 			return err
 		}
-		now := h.clock.Now()
+		now := h.Clock.Now()
 		if err := h.checkCreate(ctx, req, draft, now); err != nil {
 			return err
 		}

@@ -21,27 +21,17 @@ const (
 
 type handler struct {
 	store         domain.InvitationStore
-	auth          *httpapi.Authenticator
-	keys          *httpapi.Idempotency
 	mailer        domain.Mailer
 	invitationTTL time.Duration
-	clock         domain.Clock
+	httpapi.Kit
 }
 
 // New returns the invitations function's HTTP handler. invitationTTL is how long an invitation stays
 // valid after each save (INVITATION_TTL); mailer sends the invitation e-mail of a create.
 func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, invitationTTL time.Duration,
 	now func() time.Time) *httpapi.Router {
-	h := &handler{
-		store:         store,
-		auth:          &httpapi.Authenticator{Sessions: store, Now: now},
-		keys:          &httpapi.Idempotency{Store: store, Clock: now, Route: InvitationsPath},
-		mailer:        mailer,
-		invitationTTL: invitationTTL,
-		clock:         now,
-	}
-	rt := httpapi.NewRouter(log)
-	rt.UseAuthenticator(h.auth)
+	kit, rt := httpapi.NewKit(store, log, now, InvitationsPath)
+	h := &handler{store: store, mailer: mailer, invitationTTL: invitationTTL, Kit: kit}
 	rt.Handle(http.MethodGet, InvitationsPath, h.list)
 	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)

@@ -58,7 +58,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	query := r.URL.Query()
 	f, filterErr := readListFilters(query)
 	req := pagination.Read(query)
-	caller, err := h.auth.Authenticate(r)
+	caller, err := h.Auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
@@ -69,7 +69,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		_, err := req.Resolve(0)
 		return err
 	}
-	now := h.clock.Now()
+	now := h.Clock.Now()
 	count, err := h.store.CountInvitations(ctx, listOf(caller, f), now)
 	if err != nil {
 		return err

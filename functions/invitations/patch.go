@@ -89,7 +89,7 @@ func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.
 	if !may.change && !req.onlyAnswers() {
 		return change{}, domain.Forbidden()
 	}
-	now := h.clock.Now()
+	now := h.Clock.Now()
 	t := req.target(inv, now)
 	var refs *domain.InvitationRefs
 	if req.refersAnew(t) || inv.Shown == nil {

@@ -81,7 +81,7 @@ func (h *handler) show(w http.ResponseWriter, r *http.Request, status int, calle
 	if err := checkShown(*inv); err != nil {
 		return err
 	}
-	httpapi.WriteJSON(w, status, newInvitationResponse(*inv, h.clock.Now()))
+	httpapi.WriteJSON(w, status, newInvitationResponse(*inv, h.Clock.Now()))
 	return nil
 }
 
@@ -101,7 +101,7 @@ func checkShown(invs ...domain.Invitation) error {
 // authentication first (SPEC §2: 401 before 404). The invitation is nil when the path names none.
 func (h *handler) authenticate(r *http.Request) (domain.User, *domain.Invitation, error) {
 	id, idErr := httpapi.PathID(r)
-	return httpapi.AuthenticateWith(h.auth, r, idErr,
+	return httpapi.AuthenticateWith(h.Auth, r, idErr,
 		func(ctx context.Context, ref domain.TokenRef) (domain.Session, *domain.Invitation, error) {
 			return h.store.SessionAndInvitation(ctx, ref, id)
 		})

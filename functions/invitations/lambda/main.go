@@ -5,8 +5,6 @@ import (
 	"log/slog"
 	"os"
 
-	"github.com/aws/aws-lambda-go/lambda"
-	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/reportingplatform/api/functions/invitations"
 	"github.com/reportingplatform/api/shared/mail"
 	"github.com/reportingplatform/api/shared/service"
@@ -19,7 +17,5 @@ func main() {
 		slog.Error("start-up failed", "error", err.Error())
 		os.Exit(1)
 	}
-	h := invitations.New(env.Store, mailer, env.Log, env.Config.InvitationTTL, env.Now)
-	h.AllowOrigins(env.Config.CORSAllowedOrigins)
-	lambda.Start(httpadapter.New(h).ProxyWithContext)
+	env.Serve(invitations.New(env.Store, mailer, env.Log, env.Config.InvitationTTL, env.Now))
 }
