@@ -143,6 +143,7 @@ type call struct {
 	op         string
 	input      any // the operation's input, e.g. *dynamodb.QueryInput
 	start, end time.Time
+	read       float64 // the read capacity units the answer reports (calls that ask for them)
 }
 
 func (c *Calls) middleware(stack *middleware.Stack) error {
@@ -158,7 +159,8 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now()})
+			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now(),
+				read: readUnits(out.Result)})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -188,6 +190,46 @@ func eachCall[T any](c *Calls, what func(call) T) []T {
 		out[i] = what(cl)
 	}
 	return out
+}
+
+// ReadUnits is the read capacity units DynamoDB reported for the calls made since the last Reset,
+// summed: the calls that ask for their consumed capacity (ReturnConsumedCapacity TOTAL) count, others
+// report none. It is DynamoDB Local's figure, not AWS's bill (infra/bench's Billed tells them apart).
+func (c *Calls) ReadUnits() float64 {
+	var total float64
+	for _, units := range eachCall(c, func(cl call) float64 { return cl.read }) {
+		total += units
+	}
+	return total
+}
+
+// readUnits is the read capacity a call's answer reports (nil for a failed call: none).
+func readUnits(result any) float64 {
+	var reported []types.ConsumedCapacity
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.ScanOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		reported = out.ConsumedCapacity
+	case *dynamodb.TransactGetItemsOutput:
+		reported = out.ConsumedCapacity
+	}
+	var total float64
+	for _, cc := range reported {
+		total += aws.ToFloat64(cc.CapacityUnits)
+	}
+	return total
+}
+
+func optional(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one
