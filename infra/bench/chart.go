@@ -3,12 +3,15 @@ package bench
 import (
 	"fmt"
 	"image/color"
+	"os"
 	"slices"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
+	"gonum.org/v1/plot/vg/draw"
+	"gonum.org/v1/plot/vg/vgsvg"
 )
 
 // DrawScale draws the rows of one chart as an SVG file at path: each list's p50 against N, both axes
@@ -22,7 +25,8 @@ func DrawScale(path, title string, rows []ScaleRow) error {
 	p.X.Scale, p.Y.Scale = plot.LogScale{}, plot.LogScale{}
 	p.X.Tick.Marker, p.Y.Tick.Marker = plot.LogTicks{Prec: -1}, plot.LogTicks{Prec: -1}
 	p.Add(plotter.NewGrid())
-	p.Legend.Top, p.Legend.Left = true, true
+	legend := plot.NewLegend()
+	legend.Top, legend.Left, legend.Padding = true, true, vg.Points(4)
 	var labels, series []string
 	points := map[string]plotter.XYs{}
 	style := map[string][2]int{} // by label: its series' colour, its place in the series
@@ -61,16 +65,33 @@ func DrawScale(path, title string, rows []ScaleRow) error {
 		line.Dashes, dots.Shape = plotutil.Dashes(dashes), plotutil.Shape(dashes)
 		line.Width = vg.Points(1.5)
 		p.Add(line, dots)
-		p.Legend.Add(label, line, dots)
+		legend.Add(label, line, dots)
 		for _, pt := range xy {
 			xs, ys = append(xs, pt.X), append(ys, pt.Y)
 		}
 	}
-	// The axes span a little more than the points: a log axis cannot span a single value, and a
-	// legend in the top left corner needs room above the lines.
+	// The axes span a little more than the points: a log axis cannot span a single value.
 	p.X.Min, p.X.Max = slices.Min(xs)/2, slices.Max(xs)*2
-	p.Y.Min, p.Y.Max = slices.Min(ys)/2, slices.Max(ys)*8
-	return p.Save(8*vg.Inch, 5*vg.Inch, path)
+	p.Y.Min, p.Y.Max = slices.Min(ys)/1.5, slices.Max(ys)*1.5
+	return save(path, p, legend)
+}
+
+// save writes the plot as SVG with its legend beside it, where it hides no line.
+func save(path string, p *plot.Plot, legend plot.Legend) error {
+	const width, height, legendWidth = 10 * vg.Inch, 5 * vg.Inch, 2.8 * vg.Inch
+	img := vgsvg.New(width, height)
+	c := draw.New(img)
+	p.Draw(draw.Crop(c, 0, -legendWidth, 0, 0))
+	legend.Draw(draw.Crop(c, width-legendWidth+vg.Points(8), 0, 0, -vg.Points(24)))
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := img.WriteTo(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
 }
 
 // palette holds colours told apart by people with the common colour vision deficiencies (Okabe and Ito).

@@ -67,6 +67,10 @@ func WriteScaleGoals(w io.Writer, rows []ScaleRow) error {
 		}
 		bySize[r.List] = append(bySize[r.List], r)
 	}
+	if sizes := sizesOf(rows); len(sizes) < 2 {
+		_, err := fmt.Fprintf(w, "SPEC §11 goals: a run of one size (N=%v) has nothing to compare\n", sizes)
+		return err
+	}
 	met := 0
 	for _, list := range lists {
 		sized := bySize[list]
@@ -84,10 +88,21 @@ func WriteScaleGoals(w io.Writer, rows []ScaleRow) error {
 	return err
 }
 
+// sizesOf is the sizes rows were measured at, in their order.
+func sizesOf(rows []ScaleRow) []int {
+	var sizes []int
+	for _, r := range rows {
+		if !slices.Contains(sizes, r.N) {
+			sizes = append(sizes, r.N)
+		}
+	}
+	return sizes
+}
+
 // goalLine compares a list at its smallest size with its largest.
 func goalLine(small, large ScaleRow) (string, bool) {
 	if small.N == large.N {
-		return fmt.Sprintf("one size (N=%d): nothing to compare", small.N), false
+		return fmt.Sprintf("measured at N=%d only: nothing to compare", small.N), false
 	}
 	sizes := fmt.Sprintf("N=%d → %d: ", small.N, large.N)
 	for _, r := range []ScaleRow{small, large} {

@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -50,5 +51,34 @@ func TestScaleGoals(t *testing.T) {
 	}
 	if strings.Contains(out.String(), "middle page") {
 		t.Errorf("a page the goals do not hold is judged:\n%s", out.String())
+	}
+}
+
+// TestDrawScale: every line of a chart is named in its legend, a failed size is left out of its line,
+// and the file is an SVG.
+func TestDrawScale(t *testing.T) {
+	ms := time.Millisecond
+	var rows []ScaleRow
+	for i, n := range []int{100, 10_000, 100_000} {
+		flat, rising := sized("flat", n, 10*ms, 2, 2), sized("rising", n, time.Duration(10*(i*i*10+1))*ms, 2, 2)
+		flat.Label, flat.Series, rising.Label, rising.Series = "flat, page 1", "flat", "rising, page=last", "rising"
+		rows = append(rows, flat, rising)
+	}
+	rows[5].Failed = "status 503"
+	path := t.TempDir() + "/chart.svg"
+	if err := DrawScale(path, "lists", rows); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"<svg", "flat, page 1", "rising, page=last", "lists"} {
+		if !strings.Contains(string(raw), want) {
+			t.Errorf("the chart lacks %q", want)
+		}
+	}
+	if err := DrawScale(path, "nothing", rows[5:]); err == nil {
+		t.Error("a chart of nothing measured was drawn")
 	}
 }
