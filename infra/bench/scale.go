@@ -132,8 +132,10 @@ func within(a, b float64) bool {
 
 func mark(ok bool) string { return map[bool]string{true: "ok", false: "NO"}[ok] }
 
-// ScaleSummary is one line of what a run covered: sizes, requests per list and size, and the time.
-func ScaleSummary(sizes []int, samples int, took time.Duration) string {
+// ScaleSummary is one line of what a run covered: the sizes rows were measured at, the requests timed
+// per list and size, and the time.
+func ScaleSummary(rows []ScaleRow, samples int, took time.Duration) string {
+	sizes := sizesOf(rows)
 	ns := make([]string, len(sizes))
 	for i, n := range sizes {
 		ns[i] = fmt.Sprint(n)
