@@ -11,7 +11,7 @@ FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction D
 # (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
-.PHONY: run sam-local test seed build bench fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: run sam-local test seed build bench scale fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
@@ -35,6 +35,12 @@ seed:
 ## bench: the benchmarks, against DynamoDB Local; the operations' table goes to docs/PERFORMANCE.md too
 bench:
 	@infra/scripts/test.sh bench
+
+## scale [SCALE_SIZES=100,10000,100000]: every list at each size of items in scope, against DynamoDB Local
+#  (SPEC §11): p50, round trips and read units; the table goes to docs/PERFORMANCE.md, the charts to
+#  docs/scale-*.svg. Not part of make test (the largest size's load alone takes minutes).
+scale:
+	@infra/scripts/scale.sh
 
 ## fuzz: every go test -fuzz target alone for FUZZTIME (default 30s), against DynamoDB Local; prints executions
 fuzz:

@@ -15,7 +15,8 @@ import (
 const module = "github.com/reportingplatform/api"
 
 // TestImportsPointInward holds the arrows of ARCHITECTURE.md: what is deployed (shared/, functions/)
-// never depends on the local tooling under infra/, and the domain, at the centre, depends on nothing
+// never depends on the local tooling under infra/ nor on what only that tooling uses (gonum's plot
+// package draws make scale's charts), and the domain, at the centre, depends on nothing
 // of the module and nothing of HTTP, DynamoDB or AWS. Test files may import anything: tests of shared
 // packages use infra/testkit.
 func TestImportsPointInward(t *testing.T) {
@@ -29,6 +30,9 @@ func TestImportsPointInward(t *testing.T) {
 		for _, path := range imports[file] {
 			if strings.HasPrefix(path, module+"/infra/") {
 				t.Errorf("%s imports %s: nothing deployed may depend on local tooling", file, path)
+			}
+			if strings.HasPrefix(path, "gonum.org/") {
+				t.Errorf("%s imports %s: the charts' library is for make scale's charts (infra/bench), not for what is deployed", file, path)
 			}
 			if strings.HasPrefix(file, "shared/domain/") && domainMayNotImport(path) {
 				t.Errorf("%s imports %s: the domain knows no HTTP, no DynamoDB, no AWS and no other package of the module", file,

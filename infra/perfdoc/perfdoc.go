@@ -1,6 +1,6 @@
 // Package perfdoc writes a measuring command's figures into its own section of docs/PERFORMANCE.md:
-// `make bench` and `make coldstart` each regenerate theirs, between <!-- name:begin --> and
-// <!-- name:end -->, so that neither overwrites the other and the hand-written text around them stays.
+// `make bench`, `make scale` and `make coldstart` each regenerate theirs, between <!-- name:begin --> and
+// <!-- name:end -->, so that none overwrites another and the hand-written text around them stays.
 // Each section says when and on what machine it was measured: the figures mean little without it.
 package perfdoc
 

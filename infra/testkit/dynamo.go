@@ -141,8 +141,8 @@ func (c *Calls) SimulateLatency(d time.Duration) {
 type call struct {
 	op         string
 	input      any // the operation's input, e.g. *dynamodb.QueryInput
-	output     any // its output, e.g. *dynamodb.QueryOutput (nil when it failed)
 	start, end time.Time
+	read       float64 // the read capacity units the answer reports (calls that ask for them)
 }
 
 func (c *Calls) middleware(stack *middleware.Stack) error {
@@ -159,8 +159,9 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.wait(ctx, middleware.GetOperationName(ctx))
 			out, md, err := next.HandleInitialize(ctx, in)
 			c.mu.Lock()
-			c.calls = append(c.calls, call{op: middleware.GetOperationName(ctx), input: in.Parameters, output: out.Result,
-				start: start, end: time.Now()})
+			c.calls = append(c.calls,
+				call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now(),
+					read: readUnits(out.Result)})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -181,32 +182,6 @@ func (c *Calls) Ops() []string { return eachCall(c, func(cl call) string { retur
 // Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
 func (c *Calls) Inputs() []any { return eachCall(c, func(cl call) any { return cl.input }) }
 
-// ReadUnits sums the read capacity DynamoDB reported consumed by the reads made since the last Reset
-// (those that asked for it with ReturnConsumedCapacity): a deterministic measure of what they read,
-// since DynamoDB bills by the size of what it reads, rounded up per item (GetItem, BatchGetItem) or
-// per 4 KB of a Query's entries.
-func (c *Calls) ReadUnits() float64 {
-	units := 0.0
-	add := func(cc *types.ConsumedCapacity) {
-		if cc != nil && cc.CapacityUnits != nil {
-			units += *cc.CapacityUnits
-		}
-	}
-	for _, out := range eachCall(c, func(cl call) any { return cl.output }) {
-		switch o := out.(type) {
-		case *dynamodb.QueryOutput:
-			add(o.ConsumedCapacity)
-		case *dynamodb.GetItemOutput:
-			add(o.ConsumedCapacity)
-		case *dynamodb.BatchGetItemOutput:
-			for i := range o.ConsumedCapacity {
-				add(&o.ConsumedCapacity[i])
-			}
-		}
-	}
-	return units
-}
-
 // eachCall is what of each call made since the last Reset, in the order they ended.
 func eachCall[T any](c *Calls, what func(call) T) []T {
 	c.mu.Lock()
@@ -216,6 +191,46 @@ func eachCall[T any](c *Calls, what func(call) T) []T {
 		out[i] = what(cl)
 	}
 	return out
+}
+
+// ReadUnits is the read capacity units DynamoDB reported for the calls made since the last Reset,
+// summed: the calls that ask for their consumed capacity (ReturnConsumedCapacity TOTAL) count, others
+// report none. It is DynamoDB Local's figure, not AWS's bill (infra/bench's Billed tells them apart).
+func (c *Calls) ReadUnits() float64 {
+	var total float64
+	for _, units := range eachCall(c, func(cl call) float64 { return cl.read }) {
+		total += units
+	}
+	return total
+}
+
+// readUnits is the read capacity a call's answer reports (nil for a failed call: none).
+func readUnits(result any) float64 {
+	var reported []types.ConsumedCapacity
+	switch out := result.(type) {
+	case *dynamodb.GetItemOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.QueryOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.ScanOutput:
+		reported = optional(out.ConsumedCapacity)
+	case *dynamodb.BatchGetItemOutput:
+		reported = out.ConsumedCapacity
+	case *dynamodb.TransactGetItemsOutput:
+		reported = out.ConsumedCapacity
+	}
+	var total float64
+	for _, cc := range reported {
+		total += aws.ToFloat64(cc.CapacityUnits)
+	}
+	return total
+}
+
+func optional(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
+	if cc == nil {
+		return nil
+	}
+	return []types.ConsumedCapacity{*cc}
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one
