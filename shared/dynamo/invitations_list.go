@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"math"
+	"unicode/utf8"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
@@ -69,7 +70,11 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 	keyCond := expression.Key(q.pkAttr).Equal(expression.Value(q.partition))
 	switch {
 	case q.prefix != "":
-		keyCond = keyCond.And(expression.Key(q.skAttr).BeginsWith(q.prefix))
+		// BETWEEN the prefix and the prefix followed by the largest code point selects what begins_with
+		// would (the keys are ASCII), but DynamoDB Local seeks to it in the index where it scans the
+		// partition for begins_with.
+		upper := q.prefix + string(utf8.MaxRune)
+		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(q.prefix), expression.Value(upper)))
 	case q.before != "":
 		keyCond = keyCond.And(expression.Key(q.skAttr).LessThan(expression.Value(q.before)))
 	}
