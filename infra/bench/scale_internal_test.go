@@ -30,7 +30,7 @@ func TestScaleGoals(t *testing.T) {
 		sized("slow", 100, 10*ms, 2, 2), sized("slow", 100_000, 16*ms, 2, 2),
 		sized("reads more", 100, 10*ms, 2, 2), sized("reads more", 100_000, 10*ms, 2, 2.3),
 		sized("more trips", 100, 10*ms, 2, 2), sized("more trips", 100_000, 10*ms, 3, 2),
-		{List: "failed", Held: true, N: 100_000, Stats: &Stats{}, Failed: "status 503"}, sized("failed", 100, 10*ms, 2, 2),
+		{List: "failed", Held: true, N: 100_000, Stats: &Stats{}, Failed: "503 after 60.0 s"}, sized("failed", 100, 10*ms, 2, 2),
 		{List: "middle page", N: 100, Stats: &Stats{}},
 	}
 	var out strings.Builder
@@ -42,7 +42,7 @@ func TestScaleGoals(t *testing.T) {
 		"slow: N=100 → 100000: round trips 2 → 2 ok; RCU 2.0 → 2.0 ok; p50 10.00 → 16.00 ms (×1.60) NO",
 		"reads more: N=100 → 100000: round trips 2 → 2 ok; RCU 2.0 → 2.3 NO;",
 		"more trips: N=100 → 100000: round trips 2 → 3 NO;",
-		"failed: N=100 → 100000: NO, status 503 at N=100000",
+		"failed: N=100 → 100000: NO, 503 after 60.0 s at N=100000",
 		"met by 1 of 5 lists",
 	} {
 		if !strings.Contains(out.String(), want) {
@@ -64,7 +64,7 @@ func TestDrawScale(t *testing.T) {
 		flat.Label, flat.Series, rising.Label, rising.Series = "flat, page 1", "flat", "rising, page=last", "rising"
 		rows = append(rows, flat, rising)
 	}
-	rows[5].Failed = "status 503"
+	rows[5].Failed = "503 after 60.0 s"
 	path := t.TempDir() + "/chart.svg"
 	if err := DrawScale(path, "lists", rows); err != nil {
 		t.Fatal(err)

@@ -157,9 +157,10 @@ func (run scaleRun) measure(tb testing.TB, n int) []bench.ScaleRow {
 		for w := 0; w < run.warmUps && spent[i] <= run.budget/4; w++ {
 			start := time.Now()
 			resp := testkit.Do(tb, s.gw, testkit.Request{Method: "GET", Path: l.path, Token: l.token})
-			spent[i] += time.Since(start)
+			took := time.Since(start)
+			spent[i] += took
 			if resp.Status != 200 {
-				rows[i].Failed = fmt.Sprintf("status %d", resp.Status)
+				rows[i].Failed = failure(resp.Status, took)
 				break
 			}
 			var page struct{ Count int }
@@ -181,7 +182,7 @@ func (run scaleRun) measure(tb testing.TB, n int) []bench.ScaleRow {
 			took, status := s.time(l, rows[i].Stats)
 			spent[i] += took
 			if status != 200 {
-				rows[i].Failed = fmt.Sprintf("status %d", status)
+				rows[i].Failed = failure(status, took)
 			}
 		}
 	}
@@ -191,6 +192,12 @@ func (run scaleRun) measure(tb testing.TB, n int) []bench.ScaleRow {
 		}
 	}
 	return rows
+}
+
+// failure names a list's failed request: its status, and its time, which tells a request that ran
+// out of its budget (testkit.TestBudget) from one refused.
+func failure(status int, took time.Duration) string {
+	return fmt.Sprintf("%d after %.1f s", status, took.Seconds())
 }
 
 // time sends one request of the list, timing the gateway's ServeHTTP alone, and records it in stats
