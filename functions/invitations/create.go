@@ -58,7 +58,7 @@ func readCreate(r *http.Request) (*createRequest, error) {
 // up the invitation rate gets 429 (SPEC §9), checked right after authentication as DRF throttles.
 // Round trips: the session with the caller's quota, the organization and the email's account and
 // pending claim (a handful of items, whatever the body: SPEC §9); once the caller is known, the
-// portfolios and the claimed invitation beside the invitations to the address, whole from GSI4; one
+// portfolios and the claimed invitation beside the address's pending invitations from GSI2; one
 // transaction, which also counts the invitation and requires the address's user not to be a member;
 // after the e-mail is handed over, one write of email_sent. An Idempotency-Key (SPEC §9) is claimed
 // right after authentication (one round trip more), and completed by the transaction: a retry finds

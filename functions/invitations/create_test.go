@@ -229,10 +229,9 @@ func TestDeleteInvitation(t *testing.T) {
 }
 
 // TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
-// trips: the list 2 for a member or an invitee (the session; then the organizations' invitations, whole
-// from GSI3, each with what it shows, and those to the caller's address, whole from GSI4, in one
-// parallel step), 3 for staff's everyone's; the list waits for the session whatever it lists (SPEC §9:
-// nothing of it is read for a caller who is nobody); create 4 (the session with the quota and the
+// trips: the list 4 (the session; the counts of its sources; their index entries up to the page, in one
+// parallel step; the page's invitations), 2 when it counts none; the list waits for the session
+// whatever it lists (SPEC §9: nothing of it is read for a caller who is nobody); create 4 (the session with the quota and the
 // handful of items the body names; once the caller is known, the portfolios beside the address's
 // invitations; the transaction, which counts the invitation and checks that the address's user is not
 // a member; email_sent); delete 2.
