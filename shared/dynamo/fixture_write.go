@@ -221,12 +221,12 @@ func (s *Store) PutPortfolio(ctx context.Context, p domain.Portfolio, previousOr
 	return s.transact(ctx, "write portfolio "+p.ID, items)
 }
 
-// PutInvitation creates or replaces invitation inv whole, as the loader gives it (inviter included,
-// which no API save changes), with the copy of what it shows read from the items it refers to (the
-// loader writes them first). stored is the invitation as read (nil for a new one); the write is
-// conditional on its version, like every invitation save, so that a concurrent API save is not lost
-// silently, and moves the invitation's counts as the API's writes do. Returns ECONFLICT when the
-// invitation changed since it was read.
+// PutInvitation creates invitation inv, or saves it over stored (the invitation as read) with the API's
+// own SaveInvitation, as the loader gives it (inviter included), with the copy of what it shows read from
+// the items it refers to (the loader writes them first). A create is conditional on there being none,
+// a save on the version read, so that a concurrent API save is not lost silently; both move the
+// invitation's counts as the API's writes do. Returns ECONFLICT when the invitation changed since it
+// was read.
 func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored *domain.Invitation) error {
 	refs, err := s.invitationPageRefs(ctx, []domain.Invitation{inv})
 	if err != nil {
@@ -236,19 +236,21 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored
 	if shown, err := inv.ShownFrom(refs); err == nil {
 		inv.Shown = &shown
 	}
+	if stored != nil {
+		// One that exists is saved as the API saves one (its inviter included), from its version.
+		inv.Version = stored.Version
+		return s.SaveInvitation(ctx, *stored, inv, nil)
+	}
 	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
 	if err != nil {
 		return fail("encode invitation", err)
 	}
 	asRead := itemAbsent()
-	if stored != nil {
-		asRead = expression.Name(attrVersion).Equal(expression.Value(stored.Version))
-	}
 	put, err := putItem(item, &asRead)
 	if err != nil {
 		return err
 	}
-	counts, err := countChanges(stored, &inv)
+	counts, err := countChanges(nil, &inv)
 	if err != nil {
 		return err
 	}

@@ -98,9 +98,9 @@ func (s *Store) SaveInvitation(ctx context.Context, before, inv domain.Invitatio
 	return err
 }
 
-// invitationUpdate sets every field a PATCH may change (and what follows from them: the organization's
-// index key, expiry, updated_at, the copy of what it shows), bumping the version. The id, token,
-// inviter and created_at never change.
+// invitationUpdate sets every field a PATCH may change (and what follows from them: the index keys,
+// expiry, updated_at, the copy of what it shows) and the inviter, which only the loader changes, bumping
+// the version. The id, token and created_at never change.
 func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 	it := toInvitationItem(inv)
 	set := func(u expression.UpdateBuilder, name string, v any) expression.UpdateBuilder {
@@ -120,6 +120,8 @@ func invitationUpdate(inv domain.Invitation) (*types.Update, error) {
 		u = u.Remove(expression.Name(attrGSI5PK)).Remove(expression.Name(attrGSI5SK))
 	}
 	u = set(u, "org_id", it.OrgID)
+	u = set(u, "inviter_member_id", it.InviterMemberID)
+	u = set(u, "inviter_user_id", it.InviterUserID)
 	u = set(u, "email", it.Email)
 	u = set(u, "first_name", it.FirstName)
 	u = set(u, "last_name", it.LastName)
