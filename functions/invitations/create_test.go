@@ -116,8 +116,9 @@ func TestCreateInvitationRefusals(t *testing.T) {
 		{"bad values", w.admin,
 			`{"organization_id": "x", "email": "not-an-email", "role": 3, "first_name": [], ` +
 				`"accessible_portfolio_ids": "a"}`, 400,
-			`{"organization_id": ["Must be a valid UUID."], "email": ["Enter a valid email address."], "role": ["\"3\" is not a valid choice."],
-			  "first_name": ["Not a valid string."], "accessible_portfolio_ids": ["Expected a list of items but got type \"str\"."]}`},
+			`{"organization_id": ["Must be a valid UUID."], "email": ["Enter a valid email address."],
+			  "role": ["\"3\" is not a valid choice."], "first_name": ["Not a valid string."],
+			  "accessible_portfolio_ids": ["Expected a list of items but got type \"str\"."]}`},
 		{"a portfolio of another organization", w.admin,
 			fmt.Sprintf(`{"organization_id": %q, "email": %q, "accessible_portfolio_ids": [%q, %q]}`, w.acme.ID, email,
 				w.mid.ID, w.beta.ID), 400,
@@ -228,13 +229,13 @@ func TestDeleteInvitation(t *testing.T) {
 	}
 }
 
-// TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round
-// trips: the list 4 (the session; the counts of its sources; their index entries up to the page, in one
-// parallel step; the page's invitations), 2 when it counts none; the list waits for the session
-// whatever it lists (SPEC §9: nothing of it is read for a caller who is nobody); create 4 (the session with the quota and the
+// TestListCreateDeleteCallBudget holds SPEC §10's invitation operations to their sequential round trips:
+// the list 4 (the session; the counts of its sources; their index entries up to the page, in one parallel
+// step; the page's invitations), 2 when it counts none; the list waits for the session whatever it lists
+// (SPEC §9: nothing of it is read for a caller who is nobody); create 4 (the session with the quota and the
 // handful of items the body names; once the caller is known, the portfolios beside the address's
-// invitations; the transaction, which counts the invitation and checks that the address's user is not
-// a member; email_sent); delete 2.
+// invitations; the transaction, which counts the invitation and checks that the address's user is not a
+// member; email_sent); delete 2.
 func TestListCreateDeleteCallBudget(t *testing.T) {
 	w := newWorld(t)
 	w.invitation(t, spec{})

@@ -76,7 +76,8 @@ func TestPatchFieldErrors(t *testing.T) {
 		{"every failing field at once", &w.staff,
 			`{"status": 7, "role": "admin", "email": "x@", "first_name": "` + long(30) + `", "organization_id": "` +
 				unknown + `", "accessible_portfolio_ids": 3}`,
-			`{"accessible_portfolio_ids": ["Expected a list of items but got type \"int\"."], "email": ["Enter a valid email address."],
+			`{"accessible_portfolio_ids": ["Expected a list of items but got type \"int\"."],
+			  "email": ["Enter a valid email address."],
 			  "first_name": ["Ensure this field has no more than 25 characters."], "organization_id": ["Invalid pk \"` +
 				unknown + `\" - object does not exist."],
 			  "role": ["\"admin\" is not a valid choice."], "status": ["\"7\" is not a valid choice."]}`},

@@ -47,7 +47,8 @@ func DrawScale(path, title string, rows []ScaleRow) error {
 			style[r.Label] = [2]int{slices.Index(series, r.Series), inSeries}
 			labels = append(labels, r.Label)
 		}
-		points[r.Label] = append(points[r.Label], plotter.XY{X: float64(r.N), Y: float64(r.Stats.Percentile(50).Microseconds()) / 1000})
+		points[r.Label] = append(points[r.Label],
+			plotter.XY{X: float64(r.N), Y: float64(r.Stats.Percentile(50).Microseconds()) / 1000})
 	}
 	if len(labels) == 0 {
 		return fmt.Errorf("%s: nothing measured to draw", title)

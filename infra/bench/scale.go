@@ -83,7 +83,9 @@ func WriteScaleGoals(w io.Writer, rows []ScaleRow) error {
 			return err
 		}
 	}
-	_, err := fmt.Fprintf(w, "SPEC §11 goals (round trips and read units within ±%.0f%%, p50 within %.1f×, smallest to largest size) met by %d of %d lists\n",
+	_, err := fmt.Fprintf(w,
+		"SPEC §11 goals (round trips and read units within ±%.0f%%, p50 within %.1f×, smallest to largest "+
+			"size) met by %d of %d lists\n",
 		CostTolerance*100, LatencyGrowth, met, len(lists))
 	return err
 }

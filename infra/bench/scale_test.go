@@ -51,7 +51,8 @@ func reportScale(b *testing.B, rows []bench.ScaleRow, took time.Duration) {
 	}
 	var report strings.Builder
 	out := io.MultiWriter(os.Stdout, &report)
-	fmt.Fprintf(out, "\nLists through API Gateway event → adapter → handler → DynamoDB Local at %s, GOMAXPROCS %d; %s\n",
+	fmt.Fprintf(out,
+		"\nLists through API Gateway event → adapter → handler → DynamoDB Local at %s, GOMAXPROCS %d; %s\n",
 		os.Getenv("DYNAMODB_ENDPOINT"), runtime.GOMAXPROCS(0), bench.ScaleSummary(rows, makeScale.samples, took))
 	if err := bench.WriteScaleTable(out, rows); err != nil {
 		b.Fatal(err)
@@ -107,7 +108,8 @@ func TestScaleHarness(t *testing.T) {
 	for i, l := range lists {
 		r := rows[i]
 		if r.Failed != "" || r.Stats.N() != run.samples || r.N != n {
-			t.Errorf("%s: failed %q, %d requests timed at N=%d; want none failed, %d at N=%d", l.name, r.Failed, r.Stats.N(), r.N, run.samples, n)
+			t.Errorf("%s: failed %q, %d requests timed at N=%d; want none failed, %d at N=%d", l.name, r.Failed,
+				r.Stats.N(), r.N, run.samples, n)
 		}
 		if read, _ := r.Stats.Units(); r.Stats.RoundTrips() < 1 || read <= 0 {
 			t.Errorf("%s: %d round trips, %v read units: the calls were not recorded", l.name, r.Stats.RoundTrips(), read)
@@ -152,7 +154,8 @@ func (run scaleRun) measure(tb testing.TB, n int) []bench.ScaleRow {
 	rows := make([]bench.ScaleRow, len(lists))
 	spent := make([]time.Duration, len(lists))
 	for i, l := range lists {
-		rows[i] = bench.ScaleRow{List: l.name, Chart: l.chart, Label: l.label, Series: l.series, Held: l.held, N: n, Stats: &bench.Stats{}}
+		rows[i] = bench.ScaleRow{List: l.name, Chart: l.chart, Label: l.label, Series: l.series, Held: l.held, N: n,
+			Stats: &bench.Stats{}}
 		// A list that takes a quarter of its budget to warm up is warm: it spends its time reading.
 		for w := 0; w < run.warmUps && spent[i] <= run.budget/4; w++ {
 			start := time.Now()

@@ -57,7 +57,8 @@ func newScaleWorld(tb testing.TB, n int) *scaleWorld {
 		tb.Fatalf("N=%d: at least %d, so that most of Acme's invitations go to one address", n, 2*others)
 	}
 	db := testkit.NewDB(tb)
-	s := &scaleWorld{n: n, db: db, rec: &bench.Recorder{}, inviteeEmail: "invitee-" + uuid.NewString()[:8] + "@example.com"}
+	s := &scaleWorld{n: n, db: db, rec: &bench.Recorder{},
+		inviteeEmail: "invitee-" + uuid.NewString()[:8] + "@example.com"}
 	// The production client but for its attempt timeout, which is the tests' (testkit): a list that reads
 	// its whole scope takes longer than the deployed attempt timeout at the larger sizes, on a busy
 	// machine even more so, and its answer would be a 503 that shows nothing of what it costs.
@@ -67,7 +68,8 @@ func newScaleWorld(tb testing.TB, n int) *scaleWorld {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: scaleTTL, OutboxDir: tb.TempDir(), InvitationURL: config.DefaultInvitationURL}
+	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: scaleTTL, OutboxDir: tb.TempDir(),
+		InvitationURL: config.DefaultInvitationURL}
 	handlers := map[string]http.Handler{}
 	for id, h := range stack.Handlers(dynamo.New(client, db.Table), testkit.Log(tb), cfg, time.Now) {
 		handlers[id] = h
@@ -98,8 +100,9 @@ func (s *scaleWorld) data(admin, member string) fixture.File {
 	adminOfAcme := uuid.NewString()
 	memberOf := map[string]string{acme: uuid.NewString(), globex: uuid.NewString(), initech: uuid.NewString()}
 	f := fixture.File{
-		Organizations: []fixture.Organization{{ID: acme, Name: "Acme " + acme[:8]}, {ID: globex, Name: "Globex " + globex[:8]}, {ID: initech, Name: "Initech " + initech[:8]}},
-		Members:       []fixture.Member{{ID: adminOfAcme, OrganizationID: acme, UserID: admin, Role: domain.Ptr(2)}},
+		Organizations: []fixture.Organization{{ID: acme, Name: "Acme " + acme[:8]},
+			{ID: globex, Name: "Globex " + globex[:8]}, {ID: initech, Name: "Initech " + initech[:8]}},
+		Members: []fixture.Member{{ID: adminOfAcme, OrganizationID: acme, UserID: admin, Role: domain.Ptr(2)}},
 	}
 	for org, id := range memberOf {
 		f.Members = append(f.Members, fixture.Member{ID: id, OrganizationID: org, UserID: member, Role: domain.Ptr(0)})
@@ -135,8 +138,10 @@ func (s *scaleWorld) data(admin, member string) fixture.File {
 	s.acme, s.organizations, s.addressed = s.n, s.n+others, s.n-others
 	base := time.Now().Add(-time.Hour - time.Duration(s.n)*time.Second).UTC()
 	for i := range s.n {
-		c := fixture.Comment{ID: uuid.NewString(), OrganizationID: acme, CommenterID: admin, ContentType: "report", ObjectID: s.object,
-			Text: fmt.Sprintf("Comment %d on the quarterly report.", i), CreatedAt: domain.Ptr(base.Add(time.Duration(i) * time.Second).Format(time.RFC3339))}
+		c := fixture.Comment{ID: uuid.NewString(), OrganizationID: acme, CommenterID: admin, ContentType: "report",
+			ObjectID:  s.object,
+			Text:      fmt.Sprintf("Comment %d on the quarterly report.", i),
+			CreatedAt: domain.Ptr(base.Add(time.Duration(i) * time.Second).Format(time.RFC3339))}
 		if i%2 == 1 {
 			c.CommenterID = member
 		}
@@ -214,8 +219,10 @@ func (s *scaleWorld) lists() []scaleList {
 		{"comments", "page=last", "&page=last", s.n, true},
 		{"comments by tag", "page 1", "&tag=t", s.tagged, true},
 	} {
-		ls = append(ls, scaleList{name: c.what + ", " + c.page, chart: "comments", label: c.what + ", " + c.page, series: c.what + ", " + c.page,
-			held: c.held, token: s.member, path: comments + c.query, count: c.count})
+		ls = append(ls,
+			scaleList{name: c.what + ", " + c.page, chart: "comments", label: c.what + ", " + c.page,
+				series: c.what + ", " + c.page,
+				held:   c.held, token: s.member, path: comments + c.query, count: c.count})
 	}
 	const invitations = "/api/v1/organization-invitations/"
 	for _, inv := range []struct {
@@ -239,8 +246,9 @@ func (s *scaleWorld) lists() []scaleList {
 			if query != "" {
 				path += "?" + query
 			}
-			ls = append(ls, scaleList{name: inv.what + ", " + page.name, chart: "invitations", label: inv.short + ", " + page.name,
-				series: inv.short, held: true, token: inv.token, path: path, count: inv.count})
+			ls = append(ls,
+				scaleList{name: inv.what + ", " + page.name, chart: "invitations", label: inv.short + ", " + page.name,
+					series: inv.short, held: true, token: inv.token, path: path, count: inv.count})
 		}
 	}
 	return ls

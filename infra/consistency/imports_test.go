@@ -32,7 +32,8 @@ func TestImportsPointInward(t *testing.T) {
 				t.Errorf("%s imports %s: nothing deployed may depend on local tooling", file, path)
 			}
 			if strings.HasPrefix(path, "gonum.org/") {
-				t.Errorf("%s imports %s: the charts' library is for make scale's charts (infra/bench), not for what is deployed", file, path)
+				t.Errorf("%s imports %s: the charts' library is for make scale's charts (infra/bench), not for what is "+
+					"deployed", file, path)
 			}
 			if strings.HasPrefix(file, "shared/domain/") && domainMayNotImport(path) {
 				t.Errorf("%s imports %s: the domain knows no HTTP, no DynamoDB, no AWS and no other package of the module", file,

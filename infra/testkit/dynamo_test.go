@@ -14,7 +14,8 @@ import (
 func TestCallsSumReadUnits(t *testing.T) {
 	db := NewDB(t)
 	ctx := context.Background()
-	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "READ#UNITS"}, "SK": &types.AttributeValueMemberS{Value: "ITEM"}}
+	key := map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "READ#UNITS"},
+		"SK": &types.AttributeValueMemberS{Value: "ITEM"}}
 	if _, err := db.Client.PutItem(ctx, &dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: key}); err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +33,8 @@ func TestCallsSumReadUnits(t *testing.T) {
 		t.Fatal(err)
 	}
 	if got := db.Calls.ReadUnits(); got != 2 {
-		t.Fatalf("ReadUnits = %v after two strongly consistent queries of one small item and an unasked GetItem, want 2 (%v)", got, db.Calls)
+		t.Fatalf("ReadUnits = %v after two strongly consistent queries of one small item and an unasked GetItem, "+
+			"want 2 (%v)", got, db.Calls)
 	}
 	db.Calls.Reset()
 	if got := db.Calls.ReadUnits(); got != 0 {
