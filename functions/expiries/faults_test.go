@@ -10,6 +10,7 @@ import (
 
 	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/reportingplatform/api/functions/expiries"
 	"github.com/reportingplatform/api/infra/faultproxy"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
@@ -84,29 +85,15 @@ func TestARunFailsOnEveryStoreFaultAndTheNextRunRecovers(t *testing.T) {
 		for _, mode := range modes {
 			t.Run(op+"/"+mode.String(), func(t *testing.T) {
 				t.Parallel()
-				w := newWorld(t)
-				id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
-				loaded := w.stored(t, id)
-				client, proxy := testkit.BehindProxy(t)
-				var lines logLines
-				h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
-				proxy.Set(faultproxy.Fault{Mode: mode, Ops: []string{op}})
-
-				res, err := h.Handle(context.Background(), sampleEvent(t))
+				run := newFaultyRun(t, faultproxy.Fault{Mode: mode, Ops: []string{op}})
+				res, err := run.h.Handle(context.Background(), sampleEvent(t))
 				if err == nil || res.Recorded != 0 || domain.ErrorCode(err) != domain.EUNAVAILABLE {
 					t.Fatalf("run: %+v, %v; want the store unavailable and nothing recorded", res, err)
 				}
-				if logged := lines.all(t); len(logged) != 1 || logged[0]["level"] != "ERROR" || logged[0]["recorded"] != 0.0 {
-					t.Errorf("logged %v; want one ERROR line with recorded 0", logged)
-				}
-				if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
-					t.Errorf("stored after the failed run: status %d version %d; want it as loaded", inv.Status, inv.Version)
-				}
-				proxy.Clear()
-				if res, err := h.Handle(context.Background(), sampleEvent(t)); err != nil || res.Recorded != 1 {
-					t.Fatalf("the next run: %+v, %v; want 1 recorded", res, err)
-				}
-				if inv := w.stored(t, id); inv.Status != domain.StatusExpired {
+				run.loggedOnce(t, "ERROR")
+				run.asLoaded(t)
+				run.nextRunRecords(t)
+				if inv := run.w.stored(t, run.id); inv.Status != domain.StatusExpired {
 					t.Errorf("stored after the next run: status %d; want 3", inv.Status)
 				}
 			})
@@ -119,26 +106,60 @@ func TestARunFailsOnEveryStoreFaultAndTheNextRunRecovers(t *testing.T) {
 // again a few times; when it still meets one, the run leaves it, without an error, and the next run
 // records it.
 func TestAnExpiryThatMeetsAnotherWriteIsLeftToTheNextRun(t *testing.T) {
-	w := newWorld(t)
-	id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
-	loaded := w.stored(t, id)
-	client, proxy := testkit.BehindProxy(t)
-	var lines logLines
-	h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
-	proxy.Set(faultproxy.Fault{Mode: faultproxy.TransactionConflict, Ops: []string{"TransactWriteItems"}})
-
-	res, err := h.Handle(context.Background(), sampleEvent(t))
+	run := newFaultyRun(t, faultproxy.Fault{Mode: faultproxy.TransactionConflict, Ops: []string{"TransactWriteItems"}})
+	res, err := run.h.Handle(context.Background(), sampleEvent(t))
 	if err != nil || res.Recorded != 0 {
 		t.Fatalf("run: %+v, %v; want nothing recorded and no error", res, err)
 	}
-	if logged := lines.all(t); len(logged) != 1 || logged[0]["level"] != "INFO" || logged[0]["recorded"] != 0.0 {
-		t.Errorf("logged %v; want one INFO line with recorded 0", logged)
+	run.loggedOnce(t, "INFO")
+	run.asLoaded(t)
+	run.nextRunRecords(t)
+}
+
+// faultyRun is a world with one pending invitation past its expiry, as loaded, and an expiries handler
+// whose store reaches DynamoDB through a fault proxy.
+type faultyRun struct {
+	w      *world
+	id     string
+	loaded domain.Invitation
+	h      *expiries.Handler
+	proxy  *faultproxy.Proxy
+	lines  logLines
+}
+
+// newFaultyRun builds a faultyRun whose proxy has fault set.
+func newFaultyRun(t *testing.T, fault faultproxy.Fault) *faultyRun {
+	r := &faultyRun{w: newWorld(t)}
+	r.id = r.w.invitation(t, 0, r.w.now.Add(-time.Hour), "")
+	r.loaded = r.w.stored(t, r.id)
+	client, proxy := testkit.BehindProxy(t)
+	r.proxy = proxy
+	r.h = r.w.handler(t, dynamo.New(client, r.w.db.Table), &r.lines)
+	proxy.Set(fault)
+	return r
+}
+
+// loggedOnce checks that the run logged one line at level, recording nothing.
+func (r *faultyRun) loggedOnce(t *testing.T, level string) {
+	t.Helper()
+	if logged := r.lines.all(t); len(logged) != 1 || logged[0]["level"] != level || logged[0]["recorded"] != 0.0 {
+		t.Errorf("logged %v; want one %s line with recorded 0", logged, level)
 	}
-	if inv := w.stored(t, id); inv.Status != domain.StatusPending || inv.Version != loaded.Version {
+}
+
+// asLoaded checks that the invitation is stored as it was loaded.
+func (r *faultyRun) asLoaded(t *testing.T) {
+	t.Helper()
+	if inv := r.w.stored(t, r.id); inv.Status != domain.StatusPending || inv.Version != r.loaded.Version {
 		t.Errorf("stored after the run: status %d version %d; want it as loaded", inv.Status, inv.Version)
 	}
-	proxy.Clear()
-	if res, err := h.Handle(context.Background(), sampleEvent(t)); err != nil || res.Recorded != 1 {
+}
+
+// nextRunRecords lifts the fault and checks that the next run records the invitation.
+func (r *faultyRun) nextRunRecords(t *testing.T) {
+	t.Helper()
+	r.proxy.Clear()
+	if res, err := r.h.Handle(context.Background(), sampleEvent(t)); err != nil || res.Recorded != 1 {
 		t.Fatalf("the next run: %+v, %v; want 1 recorded", res, err)
 	}
 }
