@@ -12,10 +12,12 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -52,13 +54,18 @@ const (
 	LateAnswer
 	// LostAnswer forwards the request and closes the connection instead of sending the answer.
 	LostAnswer
+	// Queued is a slow store rather than a down one: each request waits a random time between
+	// Fault.Delay and Fault.MaxDelay, then DynamoDB does it whether or not its client is still
+	// waiting, as a request queued inside a slow service is done after its caller gave up. The answer
+	// reaches a client that is still there.
+	Queued
 )
 
 var modeNames = map[Mode]string{
 	Pass: "pass", Throttle: "throttle", ProvisionedThroughput: "provisioned-throughput",
 	InternalError: "500", Unavailable: "503", UnavailablePage: "503-html", Drop: "drop", Hang: "hang", Slow: "slow",
 	TransactionConflict: "transaction-conflict", ItemConflict: "item-conflict", LateAnswer: "late-answer",
-	LostAnswer: "lost-answer",
+	LostAnswer: "lost-answer", Queued: "queued",
 }
 
 func (m Mode) String() string {
@@ -71,7 +78,9 @@ func (m Mode) String() string {
 // Fault is the proxy's behaviour from the moment it is set.
 type Fault struct {
 	Mode  Mode
-	Delay time.Duration // Slow and LateAnswer only
+	Delay time.Duration // Slow, LateAnswer and Queued (the shortest wait) only
+	// MaxDelay is Queued's longest wait; each request's wait is drawn uniformly from [Delay, MaxDelay].
+	MaxDelay time.Duration
 	// Ops limits the fault to these DynamoDB operations ("GetItem", "TransactWriteItems"); the others
 	// pass. Empty means every request. Chosen by operation rather than by position, since a request
 	// makes some of its calls in parallel and their order of arrival is not fixed.
@@ -262,7 +271,7 @@ func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
 			continue
 		}
 		p.applied[i]++
-		if f.Mode != Slow {
+		if f.Mode != Slow && f.Mode != Queued {
 			p.faulted++
 		}
 		if forwards(f.Mode) {
@@ -275,7 +284,7 @@ func (p *Proxy) decide(op string) (f Fault, release <-chan struct{}, ok bool) {
 }
 
 // forwards tells the modes that send the request on to the target.
-func forwards(m Mode) bool { return m == Slow || m == LateAnswer || m == LostAnswer }
+func forwards(m Mode) bool { return m == Slow || m == LateAnswer || m == LostAnswer || m == Queued }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	f, release, ok := p.decide(operation(r))
@@ -298,6 +307,9 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		return
 	case LateAnswer, LostAnswer:
 		p.withhold(w, r, f, release)
+		return
+	case Queued:
+		p.queue(w, r, f, release)
 		return
 	}
 	// The whole request is read first, as DynamoDB would before failing it.
@@ -338,6 +350,41 @@ func (p *Proxy) withhold(w http.ResponseWriter, r *http.Request, f Fault, releas
 		return
 	}
 	if !wait(r.Context(), release, f.Delay) {
+		drop(w)
+		return
+	}
+	for k, v := range answer.Header() {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(answer.Code)
+	_, _ = w.Write(answer.Body.Bytes())
+}
+
+// queue holds r for a random time in [f.Delay, f.MaxDelay] (less if the faults change), then forwards it
+// even if its client has gone, and answers a client that is still there. The body is read at once: a
+// client that gives up closes its connection, and DynamoDB already has what it sent.
+func (p *Proxy) queue(w http.ResponseWriter, r *http.Request, f Fault, release <-chan struct{}) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		drop(w)
+		return
+	}
+	d := f.Delay
+	if f.MaxDelay > f.Delay {
+		d += rand.N(f.MaxDelay - f.Delay + 1)
+	}
+	t := time.NewTimer(d)
+	select {
+	case <-t.C:
+	case <-release:
+		t.Stop()
+	}
+	ctx := context.WithoutCancel(r.Context())
+	fwd := r.Clone(ctx)
+	fwd.Body = io.NopCloser(bytes.NewReader(body))
+	answer := httptest.NewRecorder()
+	p.forward.ServeHTTP(answer, fwd)
+	if r.Context().Err() != nil {
 		drop(w)
 		return
 	}

@@ -272,3 +272,34 @@ func TestSkipLetsTheFirstRequestsOfItsOperationsPass(t *testing.T) {
 		t.Errorf("statuses %v, reached %d; want %v, 4", statuses, reached.Load(), want)
 	}
 }
+
+// Queued: a client that waits gets the answer after a wait in the range; one that gives up first still
+// has its request done, after its wait, as a slow service does the requests queued in it.
+func TestQueuedDoesEveryRequestAfterAWaitInItsRange(t *testing.T) {
+	p, reached := start(t)
+	p.Set(Fault{Mode: Queued, Delay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
+	began := time.Now()
+	_, body, err := post(context.Background(), p.URL, "GetItem")
+	if err != nil || body != `echo:{"TableName":"t"}` {
+		t.Fatalf("a client that waits: %q, %v; want the answer", body, err)
+	}
+	if d := time.Since(began); d < 100*time.Millisecond {
+		t.Errorf("answered after %v, before the shortest wait", d)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, _, err := post(ctx, p.URL, "PutItem"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("a client that gives up: %v, want its deadline", err)
+	}
+	if reached.Load() != 1 {
+		t.Errorf("reached %d while the second request waits; want 1", reached.Load())
+	}
+	// Close waits for the proxy's handlers: the abandoned request is forwarded before it returns.
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if reached.Load() != 2 || p.Forwarded() != 2 || p.Faulted() != 0 {
+		t.Errorf("reached %d, forwarded %d, faulted %d; want 2, 2, 0: a queued request is done, not failed",
+			reached.Load(), p.Forwarded(), p.Faulted())
+	}
+}
