@@ -142,7 +142,12 @@ func (h *handler) login(w http.ResponseWriter, r *http.Request) error {
 	}
 	user, token, err := h.admit(ctx, attempt, *plain, now)
 	if errors.Is(err, errRefused) {
-		return errBadCredentials // a failed login: its claim stays, counted
+		// A failed login: its claim stays, counted. Not recorded, it lapses (domain.LoginClaimLife),
+		// and the answer says the store failed rather than count a failure it may not keep.
+		if err := h.users.RecordFailure(ctx, attempt.Claim); err != nil {
+			return err
+		}
+		return errBadCredentials
 	}
 	if err != nil {
 		h.release(ctx, attempt.Claim) // no verdict: the attempt did not fail

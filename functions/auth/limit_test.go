@@ -122,3 +122,35 @@ func TestNoPasswordIsCheckedUncounted(t *testing.T) {
 	}
 	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 900)
 }
+
+// SPEC §9: an attempt answered 503 (its password not checked, or its result not recorded) stops counting
+// within 30 s, so a failing store never locks the owner out for the window. Here the credentials cannot
+// be read and the claims cannot be given back: twenty attempts answer 503, and the first ten leave
+// their places pending. The owner waits for them to lapse (told so by the 429's wait), not for the window's end.
+func TestAttemptsAnswered503StopCountingWithin30Seconds(t *testing.T) {
+	db := testkit.NewDB(t)
+	client, proxy := testkit.BehindProxy(t)
+	checks := &hashChecks{}
+	gw, c := serve(t, dynamo.New(client, db.Table), checks)
+	u := db.User(t, testkit.NewUser{})
+	const addr = "192.0.2.54:4000"
+	proxy.Set(faultproxy.Fault{Mode: faultproxy.InternalError, Ops: []string{"GetItem", "TransactWriteItems"}})
+	for range 20 {
+		loginFrom(t, gw, addr, u.Email, "wrong").Expect(t, http.StatusServiceUnavailable,
+			`{"detail": "Service temporarily unavailable, try again soon."}`)
+	}
+	proxy.Clear()
+	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 900)
+	c.Advance(domain.LoginClaimLife)
+	if resp := loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword); resp.Status != http.StatusCreated {
+		t.Fatalf("the owner after the pending places lapsed: %d %s, want 201", resp.Status, resp.Body)
+	}
+	if n := len(checks.take()); n != 1 {
+		t.Fatalf("%d passwords checked, want the owner's alone", n)
+	}
+	// The window has its ten places again: failures count from zero, in a window that starts anew.
+	for range domain.LoginFailuresPerEmail {
+		loginFrom(t, gw, addr, u.Email, "wrong").Expect(t, http.StatusBadRequest, badCredentials)
+	}
+	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 900)
+}

@@ -231,7 +231,7 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 }
 
 // TestTimeLimitsNest holds SPEC §9's time limits together: the DynamoDB client's attempts fit in the
-// request's budget, the budget answers within 3 s, and the Lambda timeout lies between the budget and
+// request's budget, the budget answers within 6 s, and the Lambda timeout lies between the budget and
 // API Gateway's 29 s, so that a store fault is answered by the function (503) and never by a timeout.
 func TestTimeLimitsNest(t *testing.T) {
 	var tpl struct {
@@ -250,23 +250,23 @@ func TestTimeLimitsNest(t *testing.T) {
 		t.Fatal(err)
 	}
 	budget, timeout := httpapi.RequestBudget, time.Duration(tpl.Globals.Function.Timeout)*time.Second
-	if budget >= 3*time.Second {
-		t.Errorf("RequestBudget %v: a store fault must be answered within 3 s", budget)
+	if budget >= 6*time.Second {
+		t.Errorf("RequestBudget %v: a store fault must be answered within 6 s", budget)
 	}
-	if 2*dynamo.AttemptTimeout >= budget {
-		t.Errorf("AttemptTimeout %v leaves no room for a retry within RequestBudget %v", dynamo.AttemptTimeout, budget)
+	if dynamo.MaxAttempts*dynamo.AttemptTimeout >= budget {
+		t.Errorf("%d attempts of AttemptTimeout %v do not fit in RequestBudget %v", dynamo.MaxAttempts,
+			dynamo.AttemptTimeout, budget)
 	}
-	if 2*dynamo.AttemptTimeout+dynamo.ReadBackTime >= budget {
-		t.Errorf("AttemptTimeout %v and ReadBackTime %v leave no room to read back a lost write's retry within "+
-			"RequestBudget %v",
-			dynamo.AttemptTimeout, dynamo.ReadBackTime, budget)
+	// A slow store (SPEC §9: up to 700 ms a call) is answered, not given up.
+	if dynamo.AttemptTimeout < 2*700*time.Millisecond {
+		t.Errorf("AttemptTimeout %v: a call of 700 ms on a busy store must fit twice", dynamo.AttemptTimeout)
 	}
 	if timeout <= budget+time.Second || timeout >= 29*time.Second {
 		t.Errorf("Lambda Timeout %v: want above RequestBudget %v (with time to answer) and below API Gateway's 29 s", timeout,
 			budget)
 	}
-	if budget+httpapi.IdempotencyReleaseBudget >= 3*time.Second {
-		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 3 s",
+	if budget+httpapi.IdempotencyReleaseBudget >= 6*time.Second {
+		t.Errorf("IdempotencyReleaseBudget %v after RequestBudget %v: a failed create must be answered within 6 s",
 			httpapi.IdempotencyReleaseBudget, budget)
 	}
 	// The scheduled function has no request budget but a run's (SPEC §11), and the same timeout.

@@ -27,6 +27,7 @@ const (
 	EINPROGRESS      Code = "in_progress"     // a request with the same Idempotency-Key is being processed
 	EMISMATCH        Code = "mismatch"        // an Idempotency-Key used before with another request
 	EUNAVAILABLE     Code = "unavailable"     // the store is throttled or unreachable after retries
+	EOPEN            Code = "open"            // a write the store sent, whose outcome it could not learn in time
 	ETHROTTLED       Code = "throttled"       // the client sent too many requests (login failures, invitations)
 	EINTERNAL        Code = "internal"        // a fault of ours; never shown to the client
 )

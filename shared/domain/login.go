@@ -15,11 +15,16 @@ import (
 // place in both windows before its password is checked (BeginLogin), so at most LoginFailuresPerEmail
 // passwords of one email are checked in a window however many attempts arrive at once. An attempt that
 // did not fail gives its claim back: a successful login in its own write (RecordLogin), a throttled or
-// unanswered one with ReleaseLogin.
+// unanswered one with ReleaseLogin; a failed one keeps it (RecordFailure). A claim whose attempt was
+// answered 503 before that (the store failing) lapses after LoginClaimLife.
 const (
 	LoginFailuresPerEmail = 10
 	LoginFailuresPerIP    = 100
 	LoginWindow           = 15 * time.Minute
+	// LoginClaimLife is how long a claim counts while its attempt is pending (SPEC §9: an attempt answered
+	// 503 stops counting within 30 s): longer than any login can take (httpapi.RequestBudget and a
+	// hash), so that a live attempt never lapses.
+	LoginClaimLife = 20 * time.Second
 )
 
 // FailureWindow is the failed logins of one email or one address in the window that started at their
@@ -41,6 +46,8 @@ type Credentials struct {
 // its source address. A window's Failures is its count with this attempt in it; 0 when this attempt
 // was not counted there (no email or no address to count against).
 type LoginClaim struct {
+	// ID names the claim in its windows while its attempt is pending.
+	ID              string
 	Email, SourceIP string
 	EmailWindow     FailureWindow
 	IPWindow        FailureWindow
@@ -70,6 +77,9 @@ type LoginStore interface {
 	BeginLogin(ctx context.Context, email, sourceIP string, now time.Time) (LoginAttempt, error)
 	// ReleaseLogin gives back the claim of an attempt that did not fail: it no longer counts.
 	ReleaseLogin(ctx context.Context, c LoginClaim) error
+	// RecordFailure keeps the claim of an attempt that failed: it counts until its windows end. Until
+	// then a claim counts for LoginClaimLife only.
+	RecordFailure(ctx context.Context, c LoginClaim) error
 	// RecordLogin stores a new token and the user's last_login, and the password hash when it is not
 	// empty (a hash upgraded at login), and gives back w.Claim, in one atomic write. Returns ENOTFOUND
 	// when the user no longer exists.

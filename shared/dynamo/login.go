@@ -20,7 +20,11 @@ var _ domain.LoginStore = (*Store)(nil)
 // unknown email costs exactly what a known one does. The attempt comes back with what it claimed also
 // when a window is full or a call failed, for the caller to give back (ReleaseLogin).
 func (s *Store) BeginLogin(ctx context.Context, email, sourceIP string, now time.Time) (domain.LoginAttempt, error) {
-	att := domain.LoginAttempt{Claim: domain.LoginClaim{Email: email, SourceIP: sourceIP}}
+	id, err := newToken()
+	if err != nil {
+		return domain.LoginAttempt{}, err
+	}
+	att := domain.LoginAttempt{Claim: domain.LoginClaim{ID: id, Email: email, SourceIP: sourceIP}}
 	type claim struct {
 		k      key
 		limit  int
@@ -48,7 +52,7 @@ func (s *Store) BeginLogin(ctx context.Context, email, sourceIP string, now time
 		// A claim that met a transaction giving back another attempt's claim (ECONFLICT) is sent again.
 		c := claims[i]
 		c.err = domain.RetryOnConflict(ctx, conflictAttempts, func(int) (err error) {
-			*c.window, c.wait, err = s.claimWindow(ctx, c.k, c.limit, now)
+			*c.window, c.wait, err = s.claimWindow(ctx, c.k, c.limit, id, now)
 			return err
 		})
 	})
@@ -94,7 +98,7 @@ func (s *Store) RecordLogin(ctx context.Context, w domain.LoginWrite) error {
 	for {
 		items, at := slices.Clone(login), make([]int, len(windows))
 		for i, cw := range windows {
-			item, err := giveBack(cw.k, cw.w, rungs[i])
+			item, err := giveBack(cw.k, w.Claim.ID, cw.w, rungs[i])
 			if err != nil {
 				return err
 			}

@@ -16,15 +16,17 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // Store reads and writes the single table.
 type Store struct {
 	db    *dynamodb.Client
 	table string
-	// attempts is how often a write whose answer was lost is sent (send): as often as the client's
-	// retryer tries any other call.
+	// attempts is how often the client's retryer tries a call; a write whose answer was lost is sent
+	// at most twice as often (send).
 	attempts int
+	metrics  *metrics.Recorder // nil: none recorded
 }
 
 var _ domain.UserStore = (*Store)(nil)
@@ -33,6 +35,9 @@ var _ domain.UserStore = (*Store)(nil)
 func New(db *dynamodb.Client, table string) *Store {
 	return &Store{db: db, table: table, attempts: max(db.Options().Retryer.MaxAttempts(), 1)}
 }
+
+// SetMetrics makes the store count the writes whose lost answer it settled or left open (SPEC §9).
+func (s *Store) SetMetrics(m *metrics.Recorder) { s.metrics = m }
 
 // getItem reads one item with a strongly consistent read; found is false when it does not exist.
 func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]types.AttributeValue, bool, error) {
@@ -237,7 +242,7 @@ type cancelled struct {
 func (c *cancelled) Error() string { return c.err.Error() }
 func (c *cancelled) Unwrap() error { return c.err }
 
-// transact runs one TransactWriteItems, read back when its answer is lost (send). A cancellation
+// transact runs one TransactWriteItems, sent again with its token when its answer is lost (send). A cancellation
 // because of conditions comes back as *cancelled so the caller can tell which condition failed; other
 // cancellations (a concurrent transaction on the same items) come back as ECONFLICT.
 func (s *Store) transact(ctx context.Context, step string, items []types.TransactWriteItem) error {
@@ -249,50 +254,6 @@ func (s *Store) transact(ctx context.Context, step string, items []types.Transac
 		return fail(step, err)
 	}
 	return s.send(ctx, step, w)
-}
-
-// writeOnce sends w as one call, which the SDK repeats only after failures that surely did not write
-// (writeRetries). It returns the SDK's error as it is, for send to judge.
-func (s *Store) writeOnce(ctx context.Context, w write) error {
-	if len(w.items) == 1 {
-		// One item needs no transaction: its own conditional write is as atomic, costs half the write
-		// units (DynamoDB bills transactional writes twice) and answers sooner.
-		return s.writeOne(ctx, w.items[0])
-	}
-	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
-		TransactItems: w.items, ClientRequestToken: aws.String(w.id),
-	}, writeRetries)
-	return err
-}
-
-// writeOne sends a transaction's only item as a plain conditional write; a failed condition is its
-// ConditionalCheckFailedException, which outcome turns into *cancelled naming item 0.
-func (s *Store) writeOne(ctx context.Context, item types.TransactWriteItem) error {
-	var err error
-	switch {
-	case item.Update != nil:
-		u := item.Update
-		_, err = s.db.UpdateItem(ctx, &dynamodb.UpdateItemInput{
-			TableName: u.TableName, Key: u.Key, UpdateExpression: u.UpdateExpression,
-			ConditionExpression: u.ConditionExpression, ExpressionAttributeNames: u.ExpressionAttributeNames,
-			ExpressionAttributeValues: u.ExpressionAttributeValues,
-		}, writeRetries)
-	case item.Put != nil:
-		p := item.Put
-		_, err = s.db.PutItem(ctx, &dynamodb.PutItemInput{
-			TableName: p.TableName, Item: p.Item, ConditionExpression: p.ConditionExpression,
-			ExpressionAttributeNames: p.ExpressionAttributeNames, ExpressionAttributeValues: p.ExpressionAttributeValues,
-		}, writeRetries)
-	case item.Delete != nil:
-		d := item.Delete
-		_, err = s.db.DeleteItem(ctx, &dynamodb.DeleteItemInput{
-			TableName: d.TableName, Key: d.Key, ConditionExpression: d.ConditionExpression,
-			ExpressionAttributeNames: d.ExpressionAttributeNames, ExpressionAttributeValues: d.ExpressionAttributeValues,
-		}, writeRetries)
-	default:
-		return fmt.Errorf("a lone %+v is no write", item)
-	}
-	return err
 }
 
 func setTable(item *types.TransactWriteItem, table string) {

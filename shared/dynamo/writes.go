@@ -6,180 +6,125 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
-	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // Writes whose answer is lost (SPEC §9). DynamoDB may do a write and its answer never arrive: the
-// attempt times out, the connection drops, a 5xx comes back. Sending the write again is no answer: a
-// conditional put then fails on its own item ("already exists"), an ADD counts twice. So every write
-// carries an id of its own, set on each item it puts or updates (attrWriteID), and the SDK never sends a
-// write again after such a failure (writeRetries). The store reads the written items back instead,
-// strongly consistent: carrying the write's id (for a write that only deletes: gone), the write landed
-// and succeeds as usual; not landed, it is sent again (same id, same ClientRequestToken) while the
-// request's budget allows; unreadable, it is EUNAVAILABLE, the one case in which a 503 may hide a write.
+// attempt times out, the connection drops, a 5xx comes back; on a slow store the write may even still be
+// queued inside DynamoDB when its caller has given up on it. A read settles nothing then: it can run
+// before the queued write lands. So every write of the store is one TransactWriteItems with a
+// ClientRequestToken of its own, and after a lost answer it is sent again, identical and with the same
+// token, until DynamoDB answers it: DynamoDB does a token's transaction at most once in ten minutes and
+// answers every copy with that one outcome (a copy that arrives while another is running gets
+// TransactionInProgressException, and is sent again). Whichever copy DynamoDB meets first decides; a
+// definite answer to a later copy is the answer to them all. Only when the request's time ends before
+// DynamoDB answers any copy does the outcome stay open: EOPEN, the one 503 that says the change may
+// have been saved. DynamoDB Local honours the token as AWS does (an identical copy after the commit
+// succeeds without writing again; another transaction under the same token gets
+// IdempotentParameterMismatchException), which the store's tests hold.
+//
+// A transaction of one item costs twice the write units of the item's own conditional write; that is the
+// price of a token, which single-item writes do not take. The one single-item write left, the login
+// window's claim, needs the item it leaves (ReturnValues) and settles its outcome its own way
+// (login_window.go).
 
-// attrWriteID is the attribute every Put and Update of the store sets to the id of its write.
-const attrWriteID = "write_id"
-
-// Placeholders of the write id in an update expression: no builder's (#0, :0) nor a projection's (#p0).
-const (
-	nameWriteID  = "#write_id"
-	valueWriteID = ":write_id"
-)
-
-// write is one TransactWriteItems (or its single item sent alone) with the id its items carry.
+// write is one TransactWriteItems with its ClientRequestToken.
 type write struct {
-	id    string
+	token string
 	items []types.TransactWriteItem
 }
 
-// newWrite tags items with a new random id (newWriteID).
+// newWrite is a write of items under a new random token.
 func newWrite(items []types.TransactWriteItem) (write, error) {
-	id, err := newWriteID()
+	token, err := newToken()
 	if err != nil {
 		return write{}, err
 	}
-	// Copies: a caller may send the same items again, as a write of its own.
-	w := write{id: id, items: slices.Clone(items)}
-	tag := &types.AttributeValueMemberS{Value: w.id}
-	for i := range w.items {
-		switch it := &w.items[i]; {
-		case it.Put != nil:
-			p := *it.Put
-			p.Item = withEntry[types.AttributeValue](p.Item, attrWriteID, tag)
-			it.Put = &p
-		case it.Update != nil:
-			u := *it.Update
-			it.Update = &u
-			u.UpdateExpression = aws.String(withSet(aws.ToString(u.UpdateExpression), nameWriteID+" = "+valueWriteID))
-			u.ExpressionAttributeNames = withEntry(u.ExpressionAttributeNames, nameWriteID, attrWriteID)
-			u.ExpressionAttributeValues = withEntry[types.AttributeValue](u.ExpressionAttributeValues, valueWriteID, tag)
-		}
-	}
-	return w, nil
+	// A copy: a caller may send the same items again, as a write of its own.
+	return write{token: token, items: slices.Clone(items)}, nil
 }
 
-// newWriteID is a new random write id, as hex digits: short enough for a ClientRequestToken.
-func newWriteID() (string, error) {
+// newToken is a new random id, as hex digits: within a ClientRequestToken's 36 characters.
+func newToken() (string, error) {
 	b := make([]byte, 16)
 	if _, err := rand.Read(b); err != nil {
-		return "", fmt.Errorf("write id: %w", err)
+		return "", fmt.Errorf("write token: %w", err)
 	}
 	return hex.EncodeToString(b), nil
 }
 
-func withEntry[V any](m map[string]V, k string, v V) map[string]V {
-	m = maps.Clone(m)
-	if m == nil {
-		m = map[string]V{}
-	}
-	m[k] = v
-	return m
-}
-
-// withSet adds assignment to the SET clause of an update expression, or adds a SET clause: a clause may
-// appear only once. A clause starts with its keyword, at the start or after white space; nothing else of
-// an expression is the bare word SET (names and values there are placeholders or attribute names).
-func withSet(expr, assignment string) string {
-	for i := 0; i+3 < len(expr); i++ {
-		if (i == 0 || isSpace(expr[i-1])) && strings.EqualFold(expr[i:i+3], "SET") && isSpace(expr[i+3]) {
-			return expr[:i+4] + assignment + ", " + expr[i+4:]
-		}
-	}
-	return strings.TrimSpace(expr + " SET " + assignment)
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\n' || c == '\t' || c == '\r' }
-
-// writeKeys are the keys w puts or updates (tagged) and deletes.
-func (w write) writeKeys() (tagged, deleted []key) {
-	for _, it := range w.items {
-		switch {
-		case it.Put != nil:
-			tagged = append(tagged, itemKey(it.Put.Item))
-		case it.Update != nil:
-			tagged = append(tagged, itemKey(it.Update.Key))
-		case it.Delete != nil:
-			deleted = append(deleted, itemKey(it.Delete.Key))
-		}
-	}
-	return tagged, deleted
-}
-
-// landed reads back, strongly consistent, what w writes: it landed if an item it puts or updates
-// carries its id (a transaction lands whole, so one is enough, and a later write over one item still
-// leaves the others), or, for a write that only deletes, if every item it deletes is gone.
-func (s *Store) landed(ctx context.Context, step string, w write) (bool, error) {
-	tagged, deleted := w.writeKeys()
-	keys := tagged
-	if len(keys) == 0 {
-		keys = deleted
-	}
-	if len(keys) == 0 {
-		return false, nil
-	}
-	p := projectionOf(attrPK, attrSK, attrWriteID)
-	found, err := s.batchRead(ctx, step+": read back", keys, readOptions{projection: &p})
-	if err != nil {
-		return false, err
-	}
-	if len(tagged) == 0 {
-		return len(found) == 0, nil
-	}
-	for _, item := range found {
-		if stringAttr(item, attrWriteID) == w.id {
-			return true, nil
-		}
-	}
-	return false, nil
-}
-
-// send sends w until DynamoDB answers it, and reads it back after any attempt whose answer was lost
-// (unknownOutcome), and after every later attempt whatever its answer: a condition that fails on the
-// retry of a write that landed failed on the write itself. Attempts end ReadBackTime before ctx does,
-// so that the last one's read-back fits in the request's budget.
+// send sends w until DynamoDB answers it (see above). Before any answer was lost, DynamoDB's answer is
+// the outcome as it is (outcome). After one was lost, only an answer that settles the token's
+// transaction counts: success, or a cancellation for a failed condition. A conflict may be a copy of w
+// itself still running, and a throttled, failed or timed-out copy says nothing of the others, so those
+// are sent again while ctx lasts, at most maxCopies in all: a store that fails every copy at once has
+// not answered either.
 func (s *Store) send(ctx context.Context, step string, w write) error {
-	wctx, cancel := writeContext(ctx)
-	defer cancel()
-	var lost error // the last attempt whose answer was lost
+	var lost error // the last copy whose answer was lost
 	for attempt := 1; ; attempt++ {
-		err := s.writeOnce(wctx, w)
+		err := s.writeOnce(ctx, w)
 		if err == nil {
+			if lost != nil {
+				s.metrics.Count(metrics.OutcomeSettled, "")
+			}
 			return nil
 		}
-		unknown := unknownOutcome(err)
-		if unknown {
-			lost = err
-		} else if lost == nil {
+		switch {
+		case lost == nil && !unknownOutcome(err):
+			return outcome(step, err)
+		case lost != nil && settles(err):
+			s.metrics.Count(metrics.OutcomeSettled, "")
 			return outcome(step, err)
 		}
-		ok, readErr := s.landed(ctx, step, w)
-		switch {
-		case readErr != nil:
-			return &domain.Error{Code: domain.EUNAVAILABLE,
-				Err: fmt.Errorf("%s: answer lost (%w), and not read back: %w", step, lost, readErr)}
-		case ok:
-			return nil
-		case !unknown:
-			return outcome(step, err) // DynamoDB's answer to a write that is known not to have landed before
-		case attempt >= s.attempts || sleep(wctx, backoff(attempt)) != nil:
-			return &domain.Error{Code: domain.EUNAVAILABLE, Err: fmt.Errorf("%s: answer lost, not written: %w", step, lost)}
+		if unknownOutcome(err) {
+			lost = err
+		}
+		if attempt >= s.maxCopies() || sleep(ctx, backoff(min(attempt, 3))) != nil {
+			s.metrics.Count(metrics.OutcomeOpen, "")
+			return &domain.Error{Code: domain.EOPEN, Err: fmt.Errorf("%s: answer lost, outcome unknown: %w", step, lost)}
 		}
 	}
 }
 
-// writeContext is ctx ending ReadBackTime sooner.
-func writeContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	if d, ok := ctx.Deadline(); ok {
-		return context.WithDeadline(ctx, d.Add(-ReadBackTime))
+// maxCopies bounds the copies of one write: twice the attempts of any other call.
+func (s *Store) maxCopies() int { return 2 * s.attempts }
+
+// settles tells an answer that decides a token's transaction: one that a copy of it could not have
+// been given while another copy was, or may yet be, done. A cancellation for a failed condition
+// settles: had any copy been done, DynamoDB would answer this one with its success.
+func settles(err error) bool {
+	var tce *types.TransactionCanceledException
+	if errors.As(err, &tce) {
+		for _, r := range tce.CancellationReasons {
+			if aws.ToString(r.Code) == "ConditionalCheckFailed" {
+				return true
+			}
+		}
+		return false
 	}
-	return context.WithCancel(ctx)
+	// A copy still running; a mismatch (another transaction under the token) is a fault of ours, final.
+	var inProgress *types.TransactionInProgressException
+	return !errors.As(err, &inProgress) && !unknownOutcome(err) && !unavailable(err) && !conflict(err)
+}
+
+func conflict(err error) bool {
+	var c *types.TransactionConflictException
+	return errors.As(err, &c)
+}
+
+// writeOnce sends w as one TransactWriteItems, which the SDK repeats only after failures that surely
+// did not write (writeRetries). It returns the SDK's error as it is, for send to judge.
+func (s *Store) writeOnce(ctx context.Context, w write) error {
+	_, err := s.db.TransactWriteItems(ctx, &dynamodb.TransactWriteItemsInput{
+		TransactItems: w.items, ClientRequestToken: aws.String(w.token),
+	}, writeRetries)
+	return err
 }
 
 // outcome is what DynamoDB's answer to a write means to the callers of transact: a condition that failed

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // WriteJSON writes v as the JSON body with status. Every response goes through here or WriteError, so
@@ -60,7 +61,16 @@ type detailBody struct {
 const (
 	msgServerError = "A server error occurred."
 	msgUnavailable = "Service temporarily unavailable, try again soon."
+	msgOpen        = "Service temporarily unavailable; the change may have been saved. Retry with the same " +
+		"Idempotency-Key to find out."
 )
+
+// causeOf names, for the operators' metric of 503s, why a request got one.
+var causeOf = map[domain.Code]string{
+	domain.EUNAVAILABLE: metrics.CauseStore,
+	domain.ECONFLICT:    metrics.CauseConflict,
+	domain.EOPEN:        metrics.CauseOpen,
+}
 
 // statusOf is the one table from error codes to HTTP statuses.
 var statusOf = map[domain.Code]int{
@@ -75,6 +85,7 @@ var statusOf = map[domain.Code]int{
 	domain.EINPROGRESS:      http.StatusConflict,
 	domain.EMISMATCH:        http.StatusUnprocessableEntity,
 	domain.EUNAVAILABLE:     http.StatusServiceUnavailable,
+	domain.EOPEN:            http.StatusServiceUnavailable,
 	domain.ETHROTTLED:       http.StatusTooManyRequests,
 	domain.EINTERNAL:        http.StatusInternalServerError,
 }
@@ -102,8 +113,13 @@ func WriteError(w http.ResponseWriter, r *http.Request, err error) {
 		return
 	case http.StatusServiceUnavailable:
 		Logger(r.Context()).Warn("store unavailable", "error", err.Error())
+		info(r.Context()).metrics.Count(metrics.Unavailable, causeOf[e.Code])
 		w.Header().Set("Retry-After", "1")
-		WriteJSON(w, status, detailBody{msgUnavailable})
+		msg := msgUnavailable
+		if e.Code == domain.EOPEN {
+			msg = msgOpen
+		}
+		WriteJSON(w, status, detailBody{msg})
 		return
 	case http.StatusUnauthorized:
 		w.Header().Set("WWW-Authenticate", `Bearer realm="api"`)

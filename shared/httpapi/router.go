@@ -12,6 +12,7 @@ import (
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // HandlerFunc is a handler that returns its error instead of writing it, so that every error is
@@ -43,13 +44,15 @@ type Router struct {
 	budget  time.Duration
 	origins map[string]bool // AllowOrigins; empty: no CORS
 	auth    *Authenticator  // checks the token of a method that a path needing one does not serve
+	metrics *metrics.Recorder
 }
 
-// RequestBudget is how long a request may wait for its store in all (SPEC §9: a 503 within 3 s of
-// arriving, never a hang). The DynamoDB client's own per-attempt timeouts and retries (dynamo.NewClient)
+// RequestBudget is how long a request may wait for its store in all (SPEC §9: a 503 within 6 s of
+// arriving, never a hang; a slow store, each call up to 700 ms, still answers a request of four
+// sequential calls and a lost write's resends). The DynamoDB client's own per-attempt timeouts and retries (dynamo.NewClient)
 // fit inside it; whatever is still waiting when it ends is given up and answered 503 with Retry-After.
 // The functions' Lambda timeout (template.yaml) sits above it, API Gateway's 29 s further above.
-const RequestBudget = 2 * time.Second
+const RequestBudget = 4500 * time.Millisecond
 
 // answerMargin is kept free before the Lambda's own deadline, to write the 503 before Lambda ends the
 // invocation (which API Gateway would turn into a 502 without our body or headers).
@@ -62,6 +65,9 @@ func NewRouter(log *slog.Logger) *Router { return &Router{log: log, budget: Requ
 // machine a request may wait seconds for the CPU, which is not what they test. A deployment keeps the
 // default.
 func (rt *Router) SetBudget(d time.Duration) { rt.budget = d }
+
+// SetMetrics makes the router count its 503s by cause (SPEC §9: operators see a slow or failing store).
+func (rt *Router) SetMetrics(m *metrics.Recorder) { rt.metrics = m }
 
 // UseAuthenticator sets how the router checks the token of a request whose method a path needing one
 // does not serve; the handlers of the path check their own. Call it before Handle.
@@ -117,7 +123,7 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	log := rt.log.With("request_id", reqID)
 	ctx, cancel := context.WithDeadline(r.Context(), rt.deadline(r.Context(), start))
 	defer cancel()
-	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: base})
+	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: base, metrics: rt.metrics})
 	r = r.WithContext(ctx)
 	w.Header().Set("X-Request-Id", reqID)
 	preflight := rt.cors(w.Header(), r)
@@ -256,6 +262,7 @@ type requestInfo struct {
 	id       string
 	log      *slog.Logger
 	basePath string
+	metrics  *metrics.Recorder
 }
 
 func info(ctx context.Context) requestInfo {

@@ -16,15 +16,17 @@ import (
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // Env is the wired process.
 type Env struct {
-	Config config.Config
-	Log    *slog.Logger
-	Client *dynamodb.Client
-	Store  *dynamo.Store
-	Now    func() time.Time
+	Config  config.Config
+	Log     *slog.Logger
+	Metrics *metrics.Recorder
+	Client  *dynamodb.Client
+	Store   *dynamo.Store
+	Now     func() time.Time
 }
 
 // Load reads the environment and connects the store. optFns reach the DynamoDB client (tests add a
@@ -38,12 +40,17 @@ func Load(ctx context.Context, optFns ...func(*dynamodb.Options)) (Env, error) {
 	if err != nil {
 		return Env{}, fmt.Errorf("dynamodb client: %w", err)
 	}
+	// EMF lines go to standard output with the logs: Lambda sends both to CloudWatch Logs.
+	rec := metrics.New(os.Stdout, os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
+	store := dynamo.New(client, cfg.TableName)
+	store.SetMetrics(rec)
 	return Env{
-		Config: cfg,
-		Log:    httpapi.NewLogger(os.Stdout, cfg.LogFormat),
-		Client: client,
-		Store:  dynamo.New(client, cfg.TableName),
-		Now:    time.Now,
+		Config:  cfg,
+		Log:     httpapi.NewLogger(os.Stdout, cfg.LogFormat),
+		Metrics: rec,
+		Client:  client,
+		Store:   store,
+		Now:     time.Now,
 	}, nil
 }
 
@@ -61,5 +68,6 @@ func MustLoad() Env {
 // origins call it (CORS). It returns only when the Lambda runtime stops the process.
 func (env Env) Serve(h *httpapi.Router) {
 	h.AllowOrigins(env.Config.CORSAllowedOrigins)
+	h.SetMetrics(env.Metrics)
 	lambda.Start(httpadapter.New(h).ProxyWithContext)
 }
