@@ -262,3 +262,71 @@ func TestWritesInADeepThreadReadNoThread(t *testing.T) {
 		d.noWrite(t)
 	})
 }
+
+// A reply created while its parent is being moved: the move's transaction finds the reply's count on
+// the comment and loses, and the move, read again, is refused; the reply keeps the place it was given.
+func TestAReplyBeatsAMoveOfItsParent(t *testing.T) {
+	e := setup(t)
+	th := e.thread("report")
+	target, mover := th.add("", ""), th.add("", "")
+	th.load(t)
+	arrived, release := e.db.Calls.Hold("TransactWriteItems")
+	defer release()
+	var moved testkit.Response
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		moved = e.do(t, "PATCH", itemPath(mover.ID), "alice", `{"parent": "`+target.ID+`", "text": "moved"}`)
+	}()
+	<-arrived
+	resp := e.do(t, "POST", "/api/v1/comments/", "alice",
+		`{"content_type": "report", "object_id": "`+th.objectID+`", "text": "reply", "parent": "`+mover.ID+`"}`)
+	if resp.Status != 201 {
+		t.Fatalf("reply: %d %s", resp.Status, resp.Body)
+	}
+	reply := resp.Object(t)["id"].(string)
+	resp.Expect(t, 201, written(t, reply, "report", th.objectID, nil, "reply", &mover.ID))
+	release()
+	<-done
+	moved.Expect(t, 400, `{"non_field_errors": ["A comment with replies cannot be moved."]}`)
+	m, err := e.db.Store.Comment(context.Background(), mover.ID)
+	if err != nil || m.ParentID != nil || m.Depth != 0 || m.Replies != 1 {
+		t.Fatalf("mover %+v, %v", m, err)
+	}
+	r, err := e.db.Store.Comment(context.Background(), reply)
+	if err != nil || r.Depth != 1 || len(r.Ancestors) != 1 || r.Ancestors[0] != mover.ID {
+		t.Fatalf("reply at depth %d below %v, %v", r.Depth, r.Ancestors, err)
+	}
+}
+
+// A parent re-parented while a reply to it is being created: the create's transaction finds the
+// parent's version changed and loses; read again, the reply takes the parent's new place.
+func TestAReplyFollowsItsParentsNewPlace(t *testing.T) {
+	e := setup(t)
+	th := e.thread("report")
+	top, parent := th.add("", ""), th.add("", "")
+	th.load(t)
+	arrived, release := e.db.Calls.Hold("TransactWriteItems")
+	defer release()
+	var created testkit.Response
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		created = e.do(t, "POST", "/api/v1/comments/", "alice",
+			`{"content_type": "report", "object_id": "`+th.objectID+`", "text": "reply", "parent": "`+parent.ID+`"}`)
+	}()
+	<-arrived
+	e.do(t, "PATCH", itemPath(parent.ID), "alice", `{"parent": "`+top.ID+`", "text": "moved"}`).
+		Expect(t, 200, written(t, parent.ID, "report", th.objectID, nil, "moved", &top.ID))
+	release()
+	<-done
+	if created.Status != 201 {
+		t.Fatalf("reply: %d %s", created.Status, created.Body)
+	}
+	reply := created.Object(t)["id"].(string)
+	created.Expect(t, 201, written(t, reply, "report", th.objectID, nil, "reply", &parent.ID))
+	r, err := e.db.Store.Comment(context.Background(), reply)
+	if err != nil || r.Depth != 2 || strings.Join(r.Ancestors, ",") != top.ID+","+parent.ID {
+		t.Fatalf("reply at depth %d below %v, %v", r.Depth, r.Ancestors, err)
+	}
+}
