@@ -1,8 +1,9 @@
 // Package comments serves the comment operations of SPEC §3, §6 and §10: the paginated list of an
 // object's comments, creating one, and reading, replacing, partially updating and deleting one comment.
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
-// for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2,
-// POST 2 (3 with an Idempotency-Key), DELETE 2), which the tests hold it to: list.go, retrieve.go,
+// for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2, 3
+// naming a parent but no text; POST 2, 3 with an Idempotency-Key; DELETE 2), which the tests hold it
+// to: list.go, retrieve.go,
 // write.go and create.go say how each stays within it. Authentication is never a round trip of its
 // own: the caller's session is read in the same call as the first data (authenticate).
 package comments

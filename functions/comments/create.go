@@ -97,7 +97,8 @@ func (h *handler) replayCreate(w http.ResponseWriter, r *http.Request, caller do
 // membership of it, and the parent. A caller who is not a member of the object's organization (staff
 // excepted) learns that the object does not exist and nothing else, whatever organization_id and parent
 // say: an organization_id refused beside it would tell which organization owns the object (SPEC §10).
-// Otherwise every failing field is reported at once.
+// Otherwise every failing field is reported at once. A parent whose thread is full (domain.MaxThreadDepth)
+// takes no reply: its stored depth tells, read with it.
 func owner(caller domain.User, change *commentChange, count domain.CommentCount, org *domain.Organization,
 	parent *domain.Comment) (string, error) {
 	var errs domain.FieldErrors
@@ -120,9 +121,13 @@ func owner(caller domain.User, change *commentChange, count domain.CommentCount,
 	default:
 		orgID = sentOrg
 	}
-	if pid := domain.Deref(change.parent.value); pid != "" &&
-		(parent == nil || parent.ContentType != *change.contentType || parent.ObjectID != *change.objectID) {
-		errs.Add("parent", domain.MsgDoesNotExist(pid))
+	if pid := domain.Deref(change.parent.value); pid != "" {
+		switch {
+		case parent == nil || parent.ContentType != *change.contentType || parent.ObjectID != *change.objectID:
+			errs.Add("parent", domain.MsgDoesNotExist(pid))
+		case parent.FullThread():
+			errs.Add("parent", msgTooDeep)
+		}
 	}
 	return orgID, errs.Err()
 }

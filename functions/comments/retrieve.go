@@ -12,7 +12,7 @@ import (
 // comment gets the 404 of a missing one, so ids do not leak.
 func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) error {
 	id, idErr := httpapi.PathID(r)
-	caller, read, err := h.authenticate(r, domain.CommentReads{CommentID: id}, idErr)
+	caller, read, err := h.authenticate(r, domain.CommentReads{CommentID: id, CommentText: true}, idErr)
 	if err != nil {
 		return err
 	}

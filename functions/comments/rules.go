@@ -2,51 +2,39 @@ package comments
 
 import (
 	"context"
-	"errors"
 
 	"github.com/reportingplatform/api/shared/domain"
-)
-
-// The walk up a new parent's chain (only for a comment that has replies) is bounded twice:
-//
-//   - maxGuarded: the nearest ancestors are each guarded by a ConditionCheck in the save's transaction
-//     (at most 100 items, of which the save itself needs up to 7), so that no concurrent re-parent can
-//     close a cycle behind the check. Beyond them the check still reads, but does not guard: a race
-//     closing a cycle through a thread that deep at the very same moment is left possible.
-//   - maxDepth: a thread deeper than this is refused with a 400 under parent rather than walked for
-//     longer than a request may take (each level is one read).
-const (
-	maxGuarded = 90
-	maxDepth   = 1000
 )
 
 // Messages of SPEC §6's write rules.
 const (
 	msgOwnAncestor  = "A comment cannot be its own ancestor."
 	msgMovedReplies = "A comment with replies cannot be moved."
-	msgTooDeep      = "A comment thread cannot be deeper than 1000 comments."
+	msgTooDeep      = "A thread cannot be more than 100 replies deep."
 )
 
 // check applies SPEC §6's rules that need more than the body, and returns the save to make:
 //
-//   - a comment with replies cannot move to another object (its replies would be left behind);
+//   - a comment with replies keeps its place: no other object, no other parent. A parent that is the
+//     comment itself or one of its replies is told as the ancestor error, which it also is;
 //   - a reply that moves must be given a parent anew: its old parent stays on the old object;
-//   - the parent is another comment on the same object, and never the comment or one of its replies;
+//   - the parent is another comment on the same object whose thread is not full (domain.MaxThreadDepth);
 //   - the object it moves to belongs to the comment's organization, or to none yet.
 //
-// The parent, the object and the no-cycle rules are reported together (DRF reports every failing
-// field). The new parent and the target object's counter are read in one call (with the comment, when the
-// body names them: prefetched); the transaction checks
-// again that neither changed. A comment without replies has no descendants, so only a comment with
-// replies needs the walk up the new parent's chain.
+// The parent, the object and the depth rules are reported together (DRF reports every failing field).
+// The new parent and the target object's counter are read in one call (with the comment, when the body
+// names them: prefetched), the parent without its text; the transaction checks again that neither
+// changed. No thread is walked: the parent carries its depth and ancestors, and only a comment without
+// replies (which has no descendants, so no cycle to close) changes parent, with the transaction's
+// condition that it still has none.
 func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSent bool,
 	pre *prefetched) (domain.CommentUpdate, error) {
 	moved := old.ContentType != next.ContentType || old.ObjectID != next.ObjectID
-	if moved && old.Replies > 0 {
-		return domain.CommentUpdate{}, domain.FieldError(domain.NonFieldErrors, msgMovedReplies)
+	oldParent, newParent := domain.Deref(old.ParentID), domain.Deref(next.ParentID)
+	if old.Replies > 0 && (moved || newParent != oldParent) {
+		return domain.CommentUpdate{}, h.keepsItsPlace(ctx, old, newParent, pre)
 	}
 	var errs domain.FieldErrors
-	oldParent, newParent := domain.Deref(old.ParentID), domain.Deref(next.ParentID)
 	readParent := ""
 	switch {
 	case moved && !parentSent && oldParent != "":
@@ -60,20 +48,16 @@ func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSen
 	if moved {
 		moveTo = &domain.CommentObject{ContentType: next.ContentType, ObjectID: next.ObjectID}
 	}
-	var parent *domain.Comment
-	var target domain.CommentCount
-	if pre.covers(readParent, moveTo) {
-		if pre != nil {
-			parent, target = pre.parent, pre.count
-		}
-	} else {
-		var err error
-		if parent, target, err = h.store.CommentWriteReads(ctx, readParent, moveTo); err != nil {
-			return domain.CommentUpdate{}, err
-		}
+	parent, target, err := h.writeReads(ctx, readParent, moveTo, pre)
+	if err != nil {
+		return domain.CommentUpdate{}, err
 	}
-	if readParent != "" && (parent == nil || parent.ContentType != next.ContentType || parent.ObjectID != next.ObjectID) {
+	switch {
+	case readParent == "":
+	case parent == nil || parent.ContentType != next.ContentType || parent.ObjectID != next.ObjectID:
 		errs.Add("parent", domain.MsgDoesNotExist(readParent))
+	case parent.FullThread():
+		errs.Add("parent", msgTooDeep)
 	}
 	if moved && target.N > 0 && target.OrganizationID != "" && target.OrganizationID != old.OrganizationID {
 		errs.Add("object_id", domain.MsgDoesNotExist(next.ObjectID))
@@ -82,17 +66,42 @@ func (h *handler) check(ctx context.Context, old, next domain.Comment, parentSen
 		return domain.CommentUpdate{}, err
 	}
 	update := domain.CommentUpdate{Old: old, New: next}
-	if readParent == "" || newParent == oldParent {
-		return update, nil
-	}
-	update.NewParent = parent
-	if old.Replies > 0 {
-		var err error
-		if update.Ancestors, err = h.ancestors(ctx, old.ID, *parent); err != nil {
-			return domain.CommentUpdate{}, err
-		}
+	if readParent != "" && newParent != oldParent {
+		update.NewParent = parent
 	}
 	return update, nil
+}
+
+// keepsItsPlace is the refusal of a save that would move comment old, which has replies, or give it
+// another parent: the ancestor error when the new parent is old itself or one of its replies (the
+// parent's stored ancestors tell, read without any text), else the "cannot be moved" error.
+func (h *handler) keepsItsPlace(ctx context.Context, old domain.Comment, newParent string, pre *prefetched) error {
+	if newParent == old.ID {
+		return domain.FieldError("parent", msgOwnAncestor)
+	}
+	if newParent != "" {
+		parent, _, err := h.writeReads(ctx, newParent, nil, pre)
+		if err != nil {
+			return err
+		}
+		if parent != nil && parent.DescendsFrom(old.ID) {
+			return domain.FieldError("parent", msgOwnAncestor)
+		}
+	}
+	return domain.FieldError(domain.NonFieldErrors, msgMovedReplies)
+}
+
+// writeReads returns the parent parentID ("" for none) and the counter of moveTo (nil for none): from
+// pre when the first read brought them, else read now in one call.
+func (h *handler) writeReads(ctx context.Context, parentID string, moveTo *domain.CommentObject,
+	pre *prefetched) (*domain.Comment, domain.CommentCount, error) {
+	if pre.covers(parentID, moveTo) {
+		if pre == nil {
+			return nil, domain.CommentCount{}, nil
+		}
+		return pre.parent, pre.count, nil
+	}
+	return h.store.CommentWriteReads(ctx, parentID, moveTo)
 }
 
 // prefetched is what a save's first read brought besides the comment: the parent and the counter of
@@ -112,31 +121,4 @@ func (p *prefetched) covers(parentID string, moveTo *domain.CommentObject) bool 
 		return parentID == "" && moveTo == nil
 	}
 	return (parentID == "" || parentID == p.parentID) && (moveTo == nil || (p.object != nil && *moveTo == *p.object))
-}
-
-// ancestors walks up from parent (exclusive) to its root and fails with the own-ancestor error when the
-// chain reaches the comment being saved. It returns the nearest maxGuarded comments walked, whose
-// versions the save's transaction checks.
-func (h *handler) ancestors(ctx context.Context, self string, parent domain.Comment) ([]domain.Comment, error) {
-	var chain []domain.Comment
-	for cur := parent; cur.ParentID != nil; {
-		if *cur.ParentID == self {
-			return nil, domain.FieldError("parent", msgOwnAncestor)
-		}
-		if len(chain) == maxDepth {
-			return nil, domain.FieldError("parent", msgTooDeep)
-		}
-		next, err := h.store.Comment(ctx, *cur.ParentID)
-		if domain.ErrorCode(err) == domain.ENOTFOUND {
-			// Comments are never deleted; a parent that vanished means the chain changed under the
-			// walk, which a retry reads again.
-			return nil, &domain.Error{Code: domain.ECONFLICT, Err: errors.New("comment ancestors: parent vanished")}
-		}
-		if err != nil {
-			return nil, err
-		}
-		chain = append(chain, next)
-		cur = next
-	}
-	return chain[:min(len(chain), maxGuarded)], nil
 }

@@ -25,17 +25,20 @@ func (h *handler) partialUpdate(w http.ResponseWriter, r *http.Request) error {
 
 // save runs PUT and PATCH in DRF's order of checks: authentication (401), who may write (403, or 404
 // when the caller may not even read the comment), the body (413/415/400), then the rules that need
-// the store (400). The body is decoded first, though, so that the new parent and the target object's
-// counter it names are read with the caller's session and the comment: two round trips, that read and
-// one TransactWriteItems. A PATCH that moves the comment without naming both content_type and object_id
-// reads the target's counter once the comment is known (three), and only re-parenting a comment that
-// has replies walks the new parent's ancestors, one GetItem each.
+// the store (400). The body is decoded first, though, so that what it names is read with the caller's
+// session and the comment: two round trips, that read and one TransactWriteItems. That read has one
+// projection for all its items, and no comment's text but the comment's own may be read: a body that
+// sends no text (the answer shows the stored one) reads the comment with its text and the new parent
+// once the comment is known, without text (three). So does a PATCH that moves the comment without
+// naming both content_type and object_id, for the target's counter. No save walks a thread.
 func (h *handler) save(w http.ResponseWriter, r *http.Request, mode writeMode) error {
 	id, idErr := httpapi.PathID(r)
 	change, bodyErr := readChange(r, mode)
-	q := domain.CommentReads{CommentID: id}
+	q := domain.CommentReads{CommentID: id, CommentText: true}
 	if bodyErr == nil {
-		q.ParentID = domain.Deref(change.parent.value)
+		if change.text != nil {
+			q.CommentText, q.ParentID = false, domain.Deref(change.parent.value)
+		}
 		if change.contentType != nil && change.objectID != nil {
 			q.Object = &domain.CommentObject{ContentType: *change.contentType, ObjectID: *change.objectID}
 		}

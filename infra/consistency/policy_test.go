@@ -66,7 +66,7 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"PATCH", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"text": "edited"}`, 200},
 		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff,
 			`{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
-		{"PATCH", "/api/v1/comments/" + demo("comment:5") + "/", staff, `{"parent": "` + demo("comment:11") + `"}`, 200},
+		{"PATCH", "/api/v1/comments/" + demo("comment:7") + "/", staff, `{"parent": "` + demo("comment:11") + `"}`, 200},
 		{"POST", "/api/v1/comments/", staff,
 			`{"content_type": "report", "object_id": "` + demoReport +
 				`", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},

@@ -38,23 +38,25 @@ type CommentRef struct {
 }
 
 // CommentUpdate is one save of a comment. Old is the comment as read (its Version guards the write);
-// New is what it becomes. NewParent is the new parent as read when the parent changes (its Version
-// guards that it is still where it was checked to be), and Ancestors are the new parent's ancestors as
-// read by the cycle check (each guarded by its Version), empty when no check was needed.
+// New is what it becomes, its Depth and Ancestors set from its new parent. NewParent is the new parent
+// as read when the parent changes (its Version guards that it is still where, and as deep as, it was
+// checked to be).
 type CommentUpdate struct {
 	Old       Comment
 	New       Comment
 	NewParent *Comment
-	Ancestors []Comment
 }
 
 // CommentReads names what a comment request reads in its first round trip, together with the caller's
 // session: the comment its path names, a parent its body names, an object's counter.
 type CommentReads struct {
-	CommentID string         // "" for none
-	ParentID  string         // "" for none
-	Object    *CommentObject // the object whose counter is wanted; nil for none
-	Tag       *string        // with Object: the counter of this tag instead (its owner is still the object's)
+	CommentID string // "" for none
+	// CommentText asks for the text of the comment CommentID names. Without it every comment is read
+	// without its text (one projection serves the whole call), so a parent's text is never read.
+	CommentText bool
+	ParentID    string         // "" for none
+	Object      *CommentObject // the object whose counter is wanted; nil for none
+	Tag         *string        // with Object: the counter of this tag instead (its owner is still the object's)
 	// OrganizationID names an organization whose existence is wanted (a new comment's organization_id,
 	// which staff may set to any organization); "" for none.
 	OrganizationID string
@@ -76,7 +78,8 @@ type CommentStore interface {
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// ReadComments reads the session of ref and everything q names in one call, so that
-	// authentication is never a round trip of its own. Comments are read strongly consistent.
+	// authentication is never a round trip of its own. Comments are read strongly consistent, without
+	// their text unless q.CommentText.
 	ReadComments(ctx context.Context, ref TokenRef, q CommentReads) (CommentRead, error)
 
 	// CommentIndex reads the first q.Limit entries of an object's comment index in q's order. It reads
@@ -92,15 +95,15 @@ type CommentStore interface {
 	// Commenter reads the author of a comment (id, email and names only). Returns ENOTFOUND when the
 	// user does not exist.
 	Commenter(ctx context.Context, userID string) (User, error)
-	// CommentWriteReads reads, in one call, what a save needs to check: the new parent (nil when
-	// parentID is empty or it does not exist) and, when moveTo is set, the counter of the object the
-	// comment moves to.
+	// CommentWriteReads reads, in one call, what a save needs to check: the new parent without its text
+	// (nil when parentID is empty or it does not exist) and, when moveTo is set, the counter of the
+	// object the comment moves to.
 	CommentWriteReads(ctx context.Context, parentID string, moveTo *CommentObject) (*Comment, CommentCount, error)
 	// UpdateComment saves u in one atomic write: the comment, the counters of the objects and tags it
 	// leaves and joins, and the reply counts of its old and new parent. Returns
 	// ErrObjectOwnedElsewhere when the object it moves to belongs to another organization, and ECONFLICT when the
-	// comment, its new parent or one of the new parent's ancestors changed since they were read (the
-	// caller reads again and retries).
+	// comment or its new parent changed since they were read, or the comment gained a reply while it
+	// changes place (the caller reads again and retries).
 	UpdateComment(ctx context.Context, u CommentUpdate) error
 	// CreateComment stores a new comment c in one atomic write with the counters that count it (its
 	// object's, claimed for c's organization, and its tag's) and, with parent set (as read: its Version

@@ -198,8 +198,8 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 	return ci.domain(), nil
 }
 
-// CommentWriteReads reads the new parent and the target object's counter in one BatchGetItem; nothing
-// when there is neither.
+// CommentWriteReads reads the new parent (without its text: a write needs its place, not its words) and
+// the target object's counter in one BatchGetItem; nothing when there is neither.
 func (s *Store) CommentWriteReads(ctx context.Context, parentID string,
 	moveTo *domain.CommentObject) (*domain.Comment, domain.CommentCount, error) {
 	var keys []key
@@ -212,7 +212,7 @@ func (s *Store) CommentWriteReads(ctx context.Context, parentID string,
 	if len(keys) == 0 {
 		return nil, domain.CommentCount{}, nil
 	}
-	items, err := s.batchGet(ctx, "get comment write context", keys)
+	items, err := s.batchRead(ctx, "get comment write context", keys, readOptions{projection: &commentsWithoutText})
 	if err != nil {
 		return nil, domain.CommentCount{}, err
 	}

@@ -18,12 +18,19 @@ import (
 //     organization owns it with comments left (a failed claim is domain.ErrObjectOwnedElsewhere);
 //   - ADD +1 on its tag's COUNT#TAG;
 //   - with a parent: ADD +1 replies on the parent, conditioned on the version it was read at (it is still
-//     on this object) and bumping it, as a re-parent does (UpdateComment).
+//     on this object, as deep as read) and bumping it, as a re-parent does (UpdateComment). The comment
+//     takes its depth and ancestors from that parent as read.
 //
 // With done set, the same transaction completes its Idempotency-Key claim.
 func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *domain.Comment,
 	done *domain.IdempotencyDone) error {
 	c.Version, c.Replies = 1, 0
+	if c.ParentID == nil {
+		parent = nil
+	}
+	if err := placeUnder(&c, parent); err != nil {
+		return fmt.Errorf("create comment %s: %w", c.ID, err)
+	}
 	av, err := attributevalue.MarshalMap(toCommentItem(c))
 	if err != nil {
 		return fail("encode comment", err)
@@ -40,7 +47,7 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 		items = append(items, counterItem(*tk, 1, ""))
 	}
 	if pid := domain.Deref(c.ParentID); pid != "" {
-		if parent == nil || parent.ID != pid {
+		if parent == nil {
 			return fail("create comment", errors.New("parent not read before the save"))
 		}
 		upd := expression.Add(expression.Name("replies"), expression.Value(1)).

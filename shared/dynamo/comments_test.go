@@ -3,6 +3,7 @@ package dynamo_test
 import (
 	"context"
 	"errors"
+	"slices"
 	"testing"
 	"time"
 
@@ -48,6 +49,8 @@ func (w *commentWorld) put(t *testing.T, object domain.CommentObject, org, tag, 
 	}
 	if parent != "" {
 		c.ParentID = &parent
+		p := w.get(t, parent)
+		c.PlaceUnder(&p)
 	}
 	must(t, w.db.Store.PutComments(context.Background(), []dynamo.FixtureComment{{Comment: c}}))
 	return w.get(t, c.ID)
@@ -114,35 +117,68 @@ func TestUpdateCommentConditions(t *testing.T) {
 			t.Fatalf("got %v, want ECONFLICT", err)
 		}
 	})
-	t.Run("an ancestor changed since it was read is a conflict", func(t *testing.T) {
-		staleRoot := w.get(t, root.ID)
-		staleRoot.Version--
-		next := leaf
+	t.Run("a comment that gained a reply keeps its place", func(t *testing.T) {
+		// The loader adds a reply without changing the comment's version: the move's own condition on
+		// the reply count refuses it all the same, so the reply's stored ancestors stay right.
+		mover := w.put(t, domain.CommentObject{}, w.org, "", "")
+		w.put(t, domain.CommentObject{}, w.org, "", mover.ID)
+		next := mover
 		next.ParentID = &mid.ID
 		parent := w.get(t, mid.ID)
-		err := w.db.Store.UpdateComment(ctx,
-			domain.CommentUpdate{Old: leaf, New: next, NewParent: &parent, Ancestors: []domain.Comment{staleRoot}})
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: mover, New: next, NewParent: &parent})
 		if domain.ErrorCode(err) != domain.ECONFLICT {
 			t.Fatalf("got %v, want ECONFLICT", err)
 		}
+		if got := w.get(t, mover.ID); got.ParentID != nil || got.Depth != 0 || got.Replies != 1 {
+			t.Fatalf("stored %+v", got)
+		}
 	})
-	t.Run("the old parent may also be an ancestor", func(t *testing.T) {
-		// leaf goes below root, then from root to below mid (root ← mid): root is then both the old
-		// parent, whose replies drop, and an ancestor the save guards, in one transaction item.
+	t.Run("a re-parented leaf takes its new parent's depth and ancestors", func(t *testing.T) {
+		// leaf goes below root, then from root to below mid (root ← mid): root's replies go back down.
 		next := w.get(t, leaf.ID)
 		old := next
 		next.ParentID = &root.ID
 		r := w.get(t, root.ID)
 		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &r}))
+		if got := w.get(t, leaf.ID); got.Depth != 1 || !slices.Equal(got.Ancestors, []string{root.ID}) {
+			t.Fatalf("below root: depth %d, ancestors %v", got.Depth, got.Ancestors)
+		}
 		old = w.get(t, leaf.ID)
 		next = old
 		next.ParentID = &mid.ID
-		m, r := w.get(t, mid.ID), w.get(t, root.ID)
-		must(t,
-			w.db.Store.UpdateComment(ctx,
-				domain.CommentUpdate{Old: old, New: next, NewParent: &m, Ancestors: []domain.Comment{r}}))
+		m := w.get(t, mid.ID)
+		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &m}))
 		if r, m := w.get(t, root.ID), w.get(t, mid.ID); r.Replies != 1 || m.Replies != 1 {
 			t.Fatalf("replies: root %d, mid %d", r.Replies, m.Replies)
+		}
+		got := w.get(t, leaf.ID)
+		if got.Depth != 2 || !slices.Equal(got.Ancestors, []string{root.ID, mid.ID}) {
+			t.Fatalf("below mid: depth %d, ancestors %v", got.Depth, got.Ancestors)
+		}
+		old, next = got, got
+		next.ParentID = nil
+		must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next}))
+		if got := w.get(t, leaf.ID); got.Depth != 0 || got.Ancestors != nil {
+			t.Fatalf("top-level: depth %d, ancestors %v", got.Depth, got.Ancestors)
+		}
+	})
+	t.Run("no reply goes below a full thread", func(t *testing.T) {
+		old := w.get(t, leaf.ID)
+		next := old
+		next.ParentID = &mid.ID
+		full := w.get(t, mid.ID)
+		full.Depth = domain.MaxThreadDepth
+		err := w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: old, New: next, NewParent: &full})
+		if err == nil || domain.ErrorCode(err) == domain.ECONFLICT {
+			t.Fatalf("got %v, want a failure", err)
+		}
+		reply := domain.Comment{ID: uuid.NewString(), OrganizationID: w.org, CommenterID: w.author.ID,
+			ContentType: w.object.ContentType, ObjectID: w.object.ObjectID, Text: "x", ParentID: &mid.ID}
+		if err := w.db.Store.CreateComment(ctx, reply, &full, nil); err == nil || domain.ErrorCode(err) == domain.ECONFLICT {
+			t.Fatalf("create: got %v, want a failure", err)
+		}
+		if got := w.get(t, leaf.ID); got.ParentID != nil || got.Version != old.Version {
+			t.Fatalf("stored %+v", got)
 		}
 	})
 	t.Run("a cleared tag leaves the tag index and its counter", func(t *testing.T) {

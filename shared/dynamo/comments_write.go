@@ -13,22 +13,31 @@ import (
 // UpdateComment saves a comment and everything that counts it in one TransactWriteItems, so counts and
 // reply counts can never drift from the comments:
 //
-//   - the comment, conditioned on the version it was read at (SET version = version + 1);
+//   - the comment, conditioned on the version it was read at (SET version = version + 1) and, when it
+//     changes parent or object, on having no reply: a reply created under it since the rules were
+//     checked cancels the move, so its replies' stored ancestry never goes stale;
 //   - when it moves: ADD -1 on the old object's COUNT, ADD +1 on the new one's, which also claims the new
 //     object for the comment's organization unless another organization owns it with comments left
 //     (a failed claim is the 400 under object_id);
 //   - when its object or tag changes: ADD -1 / +1 on the COUNT#TAG items it leaves and joins;
 //   - when its parent changes: ADD -1 replies on the old parent, ADD +1 replies on the new one,
-//     conditioned on the new parent's version (it is still on the object, with the ancestors, it was
-//     checked against) and bumping it: a comment that gains a reply changes, so a concurrent save that
-//     read it without the reply (and so skipped the cycle check, or allowed a move) must retry;
-//   - a ConditionCheck on the version of every ancestor the cycle check walked, so no concurrent re-parent
-//     can close a cycle behind the check.
+//     conditioned on the new parent's version and bumping it. The comment's depth and ancestors are its
+//     new parent's as read, so the new parent must still be as read: not moved, deleted or re-parented
+//     since. Its own ancestors need no guard: they all have replies, so none of them can move or go.
 //
 // Returns domain.ErrObjectOwnedElsewhere for an object owned by another organization, ECONFLICT for any
 // other failed condition.
 func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error {
 	old, next := u.Old, u.New
+	if domain.Deref(old.ParentID) != domain.Deref(next.ParentID) {
+		var parent *domain.Comment
+		if next.ParentID != nil {
+			parent = u.NewParent
+		}
+		if err := placeUnder(&next, parent); err != nil {
+			return fmt.Errorf("update comment %s: %w", next.ID, err)
+		}
+	}
 	comment, err := commentUpdateItem(old, next)
 	if err != nil {
 		return err
@@ -71,8 +80,8 @@ func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error
 	return err
 }
 
-// commentUpdateItem rewrites every writable attribute of the comment and its index keys, leaving
-// replies alone: reply counts change under other comments' saves without touching this one's version.
+// commentUpdateItem rewrites every writable attribute of the comment, its place in its thread and its
+// index keys, leaving replies alone: reply counts change under other comments' saves.
 func commentUpdateItem(old, next domain.Comment) (types.TransactWriteItem, error) {
 	it := toCommentItem(next)
 	upd := expression.Set(expression.Name("content_type"), expression.Value(it.ContentType)).
@@ -81,6 +90,7 @@ func commentUpdateItem(old, next domain.Comment) (types.TransactWriteItem, error
 		Set(expression.Name("text"), expression.Value(it.Text)).
 		Set(expression.Name("parent_id"), expression.Value(it.ParentID)).
 		Set(expression.Name("updated_at"), expression.Value(it.UpdatedAt)).
+		Set(expression.Name("depth"), expression.Value(it.Depth)).
 		Set(expression.Name(attrGSI1PK), expression.Value(it.GSI1PK)).
 		Set(expression.Name(attrGSI1SK), expression.Value(it.GSI1SK)).
 		Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
@@ -90,7 +100,15 @@ func commentUpdateItem(old, next domain.Comment) (types.TransactWriteItem, error
 	} else {
 		upd = upd.Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
 	}
+	if len(it.Ancestors) > 0 {
+		upd = upd.Set(expression.Name("ancestors"), expression.Value(it.Ancestors))
+	} else {
+		upd = upd.Remove(expression.Name("ancestors"))
+	}
 	cond := expression.Name("version").Equal(expression.Value(old.Version))
+	if changesPlace(old, next) {
+		cond = cond.And(expression.Name("replies").Equal(expression.Value(0)))
+	}
 	return updateItem(commentKey(old.ID), upd, &cond)
 }
 
@@ -119,62 +137,54 @@ func tagCountKey(c domain.Comment) *key {
 	return &k
 }
 
+// placeUnder sets c's depth and ancestors from parent (nil: none). The handler refuses a reply to a
+// full thread with a 400; a store asked to write one anyway fails rather than store a thread too deep.
+func placeUnder(c *domain.Comment, parent *domain.Comment) error {
+	if parent != nil && (parent.ID != domain.Deref(c.ParentID) || parent.FullThread()) {
+		return errors.New("parent not read, or its thread is full")
+	}
+	c.PlaceUnder(parent)
+	return nil
+}
+
+// changesPlace reports whether a save gives the comment another object or another parent, which only a
+// comment without replies may do (SPEC §6).
+func changesPlace(old, next domain.Comment) bool {
+	return old.ContentType != next.ContentType || old.ObjectID != next.ObjectID ||
+		domain.Deref(old.ParentID) != domain.Deref(next.ParentID)
+}
+
 func sameKey(a, b *key) bool { return (a == nil && b == nil) || (a != nil && b != nil && *a == *b) }
 
-// parentUpdates moves a reply count from the old parent to the new one and guards the ancestors the
-// cycle check read. An ancestor that is also the old parent gets its version condition on the
-// decrement: a transaction may touch an item once.
+// parentUpdates moves a reply count from the old parent to the new one. The new parent's count changes on
+// the condition of the version it was read at, which its depth, ancestors and object were checked at.
 func parentUpdates(u domain.CommentUpdate) ([]types.TransactWriteItem, error) {
 	oldParent, newParent := domain.Deref(u.Old.ParentID), domain.Deref(u.New.ParentID)
-	guarded := map[string]bool{}
-	var items []types.TransactWriteItem
-	if oldParent != newParent {
-		if oldParent != "" {
-			cond := expression.AttributeExists(expression.Name(attrPK))
-			for _, a := range u.Ancestors {
-				if a.ID == oldParent {
-					cond = expression.Name("version").Equal(expression.Value(a.Version))
-					guarded[a.ID] = true
-				}
-			}
-			item, err := updateItem(commentKey(oldParent),
-				expression.Add(expression.Name("replies"), expression.Value(-1)), &cond)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, item)
-		}
-		if newParent != "" {
-			if u.NewParent == nil || u.NewParent.ID != newParent {
-				return nil, fail("update comment", errors.New("new parent not read before the save"))
-			}
-			upd := expression.Add(expression.Name("replies"), expression.Value(1)).
-				Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
-			cond := expression.Name("version").Equal(expression.Value(u.NewParent.Version))
-			item, err := updateItem(commentKey(newParent), upd, &cond)
-			if err != nil {
-				return nil, err
-			}
-			items = append(items, item)
-			guarded[newParent] = true
-		}
+	if oldParent == newParent {
+		return nil, nil
 	}
-	for _, a := range u.Ancestors {
-		if guarded[a.ID] {
-			continue
-		}
-		guarded[a.ID] = true
-		expr, err := expression.NewBuilder().
-			WithCondition(expression.Name("version").Equal(expression.Value(a.Version))).Build()
+	var items []types.TransactWriteItem
+	if oldParent != "" {
+		cond := expression.AttributeExists(expression.Name(attrPK))
+		item, err := updateItem(commentKey(oldParent),
+			expression.Add(expression.Name("replies"), expression.Value(-1)), &cond)
 		if err != nil {
-			return nil, fail("build ancestor check", err)
+			return nil, err
 		}
-		items = append(items, types.TransactWriteItem{ConditionCheck: &types.ConditionCheck{
-			Key:                       commentKey(a.ID).av(),
-			ConditionExpression:       expr.Condition(),
-			ExpressionAttributeNames:  expr.Names(),
-			ExpressionAttributeValues: expr.Values(),
-		}})
+		items = append(items, item)
+	}
+	if newParent != "" {
+		if u.NewParent == nil || u.NewParent.ID != newParent {
+			return nil, fail("update comment", errors.New("new parent not read before the save"))
+		}
+		upd := expression.Add(expression.Name("replies"), expression.Value(1)).
+			Set(expression.Name("version"), expression.Name("version").Plus(expression.Value(1)))
+		cond := expression.Name("version").Equal(expression.Value(u.NewParent.Version))
+		item, err := updateItem(commentKey(newParent), upd, &cond)
+		if err != nil {
+			return nil, err
+		}
+		items = append(items, item)
 	}
 	return items, nil
 }

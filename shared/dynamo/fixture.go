@@ -34,8 +34,8 @@ const (
 // and for a replaced comment the counters and parent it leaves. So after any transaction the counters
 // match the stored comments, even when a load stops half-way.
 //
-// The caller (the loader) has validated organizations, parents and cycles, and lists a new parent
-// before its replies. A replaced comment is updated in place without touching its replies (other
+// The caller (the loader) has validated organizations, parents and cycles, set each comment's depth
+// and ancestors (domain.Comment.PlaceUnder), and lists a new parent before its replies. A replaced comment is updated in place without touching its replies (other
 // transactions may be adding to them), conditional on its stored version; a new one is put only if
 // absent. Returns ECONFLICT when a comment changed since it was read.
 func (s *Store) PutComments(ctx context.Context, comments []FixtureComment) error {
@@ -116,10 +116,10 @@ func (tx *fixtureCommentTx) fits(fc FixtureComment) bool {
 	return len(tx.touched)+len(extra) <= fixtureMaxTransactItems
 }
 
-// fixtureCommentSize bounds the stored size of c: its text and tag (twice, in the tag index keys) and 1 KB
-// for the ids, timestamps and attribute names.
+// fixtureCommentSize bounds the stored size of c: its text and tag (twice, in the tag index keys), its
+// ancestors' ids and 1 KB for the ids, timestamps and attribute names.
 func fixtureCommentSize(c domain.Comment) int {
-	return len(c.Text) + 3*len(domain.Deref(c.Tag)) + 1024
+	return len(c.Text) + 3*len(domain.Deref(c.Tag)) + 40*len(c.Ancestors) + 1024
 }
 
 // add puts fc into the transaction: its stored state's counters go down, its new state's go up, and
@@ -245,6 +245,9 @@ func fixtureCommentUpdate(c domain.Comment, repliesDelta int, storedVersion int6
 	}
 	if _, tagged := item[attrGSI2PK]; !tagged {
 		upd = upd.Remove(expression.Name(attrGSI2PK)).Remove(expression.Name(attrGSI2SK))
+	}
+	if _, reply := item["ancestors"]; !reply {
+		upd = upd.Remove(expression.Name("ancestors"))
 	}
 	if repliesDelta != 0 {
 		upd = upd.Add(expression.Name("replies"), expression.Value(repliesDelta))

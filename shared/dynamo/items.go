@@ -228,6 +228,10 @@ type commentItem struct {
 	UpdatedAt   string  `dynamodbav:"updated_at"`
 	Replies     int     `dynamodbav:"replies"`
 	Version     int64   `dynamodbav:"version"`
+	// Depth and Ancestors (root first, at most domain.MaxThreadDepth) place the comment in its thread,
+	// so that a write checks depth and cycles from its parent alone.
+	Depth     int      `dynamodbav:"depth"`
+	Ancestors []string `dynamodbav:"ancestors,omitempty"`
 }
 
 func toCommentItem(c domain.Comment) commentItem {
@@ -236,7 +240,7 @@ func toCommentItem(c domain.Comment) commentItem {
 		PK: k.PK, SK: k.SK, GSI1PK: ik.PK, GSI1SK: ik.SK, ID: c.ID, OrgID: c.OrganizationID,
 		CommenterID: c.CommenterID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text,
 		ParentID: c.ParentID, CreatedAt: domain.FormatTime(c.CreatedAt), UpdatedAt: domain.FormatTime(c.UpdatedAt),
-		Replies: c.Replies, Version: c.Version,
+		Replies: c.Replies, Version: c.Version, Depth: c.Depth, Ancestors: c.Ancestors,
 	}
 	if c.Tag != nil {
 		tk := commentTagIndexKey(c.ContentType, c.ObjectID, *c.Tag, c.CreatedAt, c.ID)
@@ -253,6 +257,7 @@ func decodeComment(item map[string]types.AttributeValue) (domain.Comment, error)
 	c := domain.Comment{
 		ID: it.ID, OrganizationID: it.OrgID, CommenterID: it.CommenterID, ContentType: it.ContentType,
 		ObjectID: it.ObjectID, Tag: it.Tag, Text: it.Text, ParentID: it.ParentID, Replies: it.Replies, Version: it.Version,
+		Depth: it.Depth, Ancestors: it.Ancestors,
 	}
 	err := parseTimes("decode comment", timeField{&c.CreatedAt, it.CreatedAt}, timeField{&c.UpdatedAt, it.UpdatedAt})
 	return c, err

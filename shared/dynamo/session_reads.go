@@ -2,6 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"reflect"
+	"slices"
+	"strings"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -34,7 +37,41 @@ func (s *Store) SessionAndInvitation(ctx context.Context, ref domain.TokenRef,
 	return session, &inv, nil
 }
 
-// ReadComments reads the session of ref and what q names together, strongly consistent.
+// commentsWithoutText is what a comment request's reads bring back when no comment's text is wanted:
+// every attribute of the items they may read (the session's token and user, an organization, counters,
+// comments) but a comment's text. A BatchGetItem has one projection for all its keys, so the attributes
+// of every kind of item are named; they come from the item types, so an attribute added to one is read.
+var commentsWithoutText = projectionOf(attributesOf("text", tokenItem{}, userItem{}, orgItem{}, countItem{},
+	commentItem{})...)
+
+// attributesOf lists the stored attribute names of the item types, except the one named by except.
+func attributesOf(except string, items ...any) []string {
+	var out []string
+	var walk func(t reflect.Type)
+	walk = func(t reflect.Type) {
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if f.Anonymous && f.Type.Kind() == reflect.Struct {
+				walk(f.Type)
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("dynamodbav"), ",")
+			if name == "" {
+				name = f.Name
+			}
+			if name != "-" && name != except && !slices.Contains(out, name) {
+				out = append(out, name)
+			}
+		}
+	}
+	for _, it := range items {
+		walk(reflect.TypeOf(it))
+	}
+	return out
+}
+
+// ReadComments reads the session of ref and what q names together, strongly consistent; comments
+// without their text unless q.CommentText asks for it.
 func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
 	q domain.CommentReads) (domain.CommentRead, error) {
 	keys := sessionKeys(ref)
@@ -46,7 +83,11 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
 		keys = append(keys, counts...)
 	}
 	ok := askFor(&keys, q.OrganizationID != "", orgKey(q.OrganizationID))
-	items, err := s.batchGet(ctx, "read session and comments", keys)
+	opts := readOptions{projection: &commentsWithoutText}
+	if q.CommentText {
+		opts.projection = nil
+	}
+	items, err := s.batchRead(ctx, "read session and comments", keys, opts)
 	if err != nil {
 		return domain.CommentRead{}, err
 	}
