@@ -62,38 +62,44 @@ func TestAcceptingMakesTheInviteeAMember(t *testing.T) {
 		again := w.invitation(t, spec{role: 2})
 		want := w.saved(w.before(t, again))
 		want.Status = 1
-		w.patch(t, w.token(t, w.admin), again, `{"status": 1}`).Expect(t, 200, want.JSON(t))
+		w.patch(t, w.token(t, w.invitee), again, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, w.invitee), orgsJSON(orgEntry(w.acme, "1"), orgEntry(w.globex, "2")))
 	})
 }
 
 func TestAcceptingVariants(t *testing.T) {
 	w := newWorld(t)
-	t.Run("role and status changed together: the member gets the new role", func(t *testing.T) {
+	t.Run("the role set before the invitee accepts is the member's", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{})
 		id := w.invitation(t, spec{email: u.Email})
 		want := w.saved(w.before(t, id))
-		want.Status, want.Role = 1, 2
-		w.patch(t, w.token(t, w.admin), id, `{"role": 2, "status": 1}`).Expect(t, 200, want.JSON(t))
+		want.Role = 2
+		w.patch(t, w.token(t, w.admin), id, `{"role": 2}`).Expect(t, 200, want.JSON(t))
+		want.Status = 1
+		w.patch(t, w.token(t, u), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, u), orgsJSON(orgEntry(w.acme, "2")))
 	})
-	t.Run("email and status changed together: the new address's user joins", func(t *testing.T) {
+	t.Run("readdressed, then accepted: the new address's user joins", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{})
 		id := w.invitation(t, spec{emailSent: true})
 		want := w.saved(w.before(t, id))
-		want.Status, want.Email, want.EmailSent = 1, upper(u.Email), false
-		w.patch(t, w.token(t, w.staff), id, `{"email": "`+upper(u.Email)+`", "status": 1}`).Expect(t, 200, want.JSON(t))
+		want.Email, want.EmailSent = upper(u.Email), false
+		w.patch(t, w.token(t, w.staff), id, `{"email": "`+upper(u.Email)+`"}`).Expect(t, 200, want.JSON(t))
+		w.patch(t, w.token(t, w.invitee), id, `{"status": 1}`).Expect(t, 404, notFound)
+		want.Status = 1
+		w.patch(t, w.token(t, u), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, u), orgsJSON(orgEntry(w.acme, "0")))
 		expectOrgs(t, w.loginOrganizations(t, w.invitee), `[]`)
 	})
-	t.Run("moved and accepted together: the new organization is joined", func(t *testing.T) {
+	t.Run("moved, then accepted: the new organization is joined", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{})
 		id := w.invitation(t, spec{email: u.Email, portfolios: []ref{w.alpha}})
 		want := w.saved(w.before(t, id))
-		want.Status, want.Organization = 1, orgShape{w.globex.ID, "Globex"}
+		want.Organization = orgShape{w.globex.ID, "Globex"}
 		want.withPortfolios()
-		w.patch(t, w.token(t, w.staff), id, `{"organization_id": "`+w.globex.ID+`", "status": 1}`).Expect(t, 200,
-			want.JSON(t))
+		w.patch(t, w.token(t, w.staff), id, `{"organization_id": "`+w.globex.ID+`"}`).Expect(t, 200, want.JSON(t))
+		want.Status = 1
+		w.patch(t, w.token(t, u), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, u), orgsJSON(orgEntry(w.globex, "0")))
 	})
 	t.Run("a member accepting keeps the role they have", func(t *testing.T) {
@@ -103,12 +109,13 @@ func TestAcceptingVariants(t *testing.T) {
 		w.patch(t, w.token(t, w.member), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, w.member), orgsJSON(orgEntry(w.acme, "0")))
 	})
-	t.Run("no account with the address: accepted, nobody joins", func(t *testing.T) {
+	t.Run("no account with the address: nobody can accept it for the invitee", func(t *testing.T) {
 		id := w.invitation(t, spec{email: "no.account@example.com"})
-		want := w.saved(w.before(t, id))
-		want.Status = 1
-		w.patch(t, w.token(t, w.admin), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
-		w.get(t, w.token(t, w.staff), id).Expect(t, 200, want.JSON(t))
+		before := w.before(t, id)
+		for _, u := range []domain.User{w.admin, w.staff} {
+			w.patch(t, w.token(t, u), id, `{"status": 1}`).Expect(t, 403, forbidden)
+		}
+		w.unchanged(t, id, before)
 	})
 	t.Run("declining makes nobody a member", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{})
@@ -157,6 +164,7 @@ func TestPatchCallBudget(t *testing.T) {
 			`{"first_name": "a", "last_name": null, "role": 2, "email": "y@example.com", "status": 2}`, 200, 2},
 		{"refused field", w.admin, `{"accessible_portfolio_ids": ["` + w.beta.ID + `"]}`, 400, 2},
 		{"forbidden", w.member, `{"status": 1}`, 403, 1},
+		{"an administrator accepting", w.admin, `{"status": 1}`, 403, 1},
 		{"hidden", w.outsider, `{"status": 1}`, 404, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

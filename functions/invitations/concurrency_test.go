@@ -13,10 +13,16 @@ import (
 const pairs = 50
 
 // race sends every body of every pair at once (released together) and returns the responses,
-// responses[i][j] answering bodies[i][j].
-func (w *world) race(t *testing.T, ids []string, bodies [][2]string) [][2]testkit.Response {
+// responses[i][j] answering bodies[i][j], sent with tokens[i][j] (nil tokens: the administrator's).
+func (w *world) race(t *testing.T, ids []string, tokens, bodies [][2]string) [][2]testkit.Response {
 	t.Helper()
-	tok := w.token(t, w.admin)
+	admin := w.token(t, w.admin)
+	tok := func(i, j int) string {
+		if tokens == nil {
+			return admin
+		}
+		return tokens[i][j]
+	}
 	out := make([][2]testkit.Response, len(ids))
 	start := make(chan struct{})
 	var wg sync.WaitGroup
@@ -27,7 +33,7 @@ func (w *world) race(t *testing.T, ids []string, bodies [][2]string) [][2]testki
 				defer wg.Done()
 				<-start
 				out[i][j] = testkit.Do(testkit.InGoroutine(t), w.gw, testkit.Request{
-					Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: tok, Body: bodies[i][j],
+					Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/", Token: tok(i, j), Body: bodies[i][j],
 				})
 			}()
 		}
@@ -51,21 +57,23 @@ func lostRaces(w *world, landed int) int {
 	return n - landed
 }
 
-// TestConcurrentConflictingStatusChanges: 50 pending invitations, each accepted and revoked at the same
-// moment. Exactly one of each pair wins; the other answers the 400 of the state the winner left, and the
+// TestConcurrentConflictingStatusChanges: 50 pending invitations, each accepted by its invitee and
+// revoked by the administrator at the same moment. Exactly one of each pair wins; the other answers the 400 of the state the winner left, and the
 // invitee is a member exactly when acceptance won.
 func TestConcurrentConflictingStatusChanges(t *testing.T) {
 	w := newWorld(t)
 	ids := make([]string, pairs)
 	invitees := make([]domain.User, pairs)
+	tokens := make([][2]string, pairs)
 	bodies := make([][2]string, pairs)
 	for i := range pairs {
 		invitees[i] = w.db.User(t, testkit.NewUser{})
 		ids[i] = w.invitation(t, spec{email: invitees[i].Email})
+		tokens[i] = [2]string{w.token(t, invitees[i]), w.token(t, w.admin)}
 		bodies[i] = [2]string{`{"status": 1}`, `{"status": 4}`}
 	}
 	w.db.Calls.Reset()
-	out := w.race(t, ids, bodies)
+	out := w.race(t, ids, tokens, bodies)
 	t.Logf("%d of %d pairs re-applied a PATCH after losing the write", lostRaces(w, pairs), pairs)
 
 	for i, id := range ids {
@@ -108,7 +116,7 @@ func TestConcurrentChangesOfDifferentFields(t *testing.T) {
 		bodies[i] = [2]string{fmt.Sprintf(`{"first_name": "First %d"}`, i), fmt.Sprintf(`{"last_name": "Last %d"}`, i)}
 	}
 	w.db.Calls.Reset()
-	out := w.race(t, ids, bodies)
+	out := w.race(t, ids, nil, bodies)
 	t.Logf("%d of %d writes were re-applied after losing the write", lostRaces(w, 2*pairs), 2*pairs)
 
 	for i, id := range ids {

@@ -207,6 +207,20 @@ func (q ListQuery) Values() url.Values {
 	return v
 }
 
+// sameAddress is the model of SPEC §2's comparison of addresses: ASCII letters match in either case,
+// every other character only itself (strings.EqualFold would also match the Kelvin sign with k).
+func sameAddress(a, b string) bool {
+	fold := func(s string) string {
+		return strings.Map(func(r rune) rune {
+			if 'A' <= r && r <= 'Z' {
+				return r + 'a' - 'A'
+			}
+			return r
+		}, s)
+	}
+	return fold(a) == fold(b)
+}
+
 // List is the model of c's list: the invitations c may read (SPEC §3: staff all; members of the
 // invitation's organization; the invitee, by address in any case) that q keeps at now (the status as
 // read then), newest first, ties by id (§10).
@@ -214,9 +228,9 @@ func (d *Dataset) List(c Caller, q ListQuery, now time.Time) []ModelInvitation {
 	var out []ModelInvitation
 	for _, inv := range d.Invitations {
 		readable := c.User.IsStaff || c.User.IsSuperuser || slices.Contains(c.Organizations, inv.Organization) ||
-			strings.EqualFold(inv.Email, c.User.Email)
+			sameAddress(inv.Email, c.User.Email)
 		if readable && (q.Organization == "" || inv.Organization == q.Organization) &&
-			(q.Status < 0 || inv.StatusAt(now) == q.Status) && (q.Email == "" || strings.EqualFold(inv.Email, q.Email)) {
+			(q.Status < 0 || inv.StatusAt(now) == q.Status) && (q.Email == "" || sameAddress(inv.Email, q.Email)) {
 			out = append(out, inv)
 		}
 	}

@@ -43,7 +43,7 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 // rights is what the caller may do with one invitation (SPEC §3).
 type rights struct {
 	read    bool // staff, members of its organization, the invitee
-	change  bool // staff and administrators of its organization: any field
+	change  bool // staff and administrators of its organization: any field, but no acceptance for the invitee
 	invitee bool // the invitee, who may only accept or decline
 }
 

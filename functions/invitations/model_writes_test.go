@@ -55,7 +55,7 @@ func (w *world) writeThroughAPI(t *testing.T, d *Dataset) {
 	}
 
 	accepted := d.find(t, func(m ModelInvitation) bool {
-		return m.Organization == o[4] && m.StatusAt(now) == 0 && strings.EqualFold(m.Email, d.Invitee.User.Email)
+		return m.Organization == o[4] && m.StatusAt(now) == 0 && sameAddress(m.Email, d.Invitee.User.Email)
 	})
 	w.patchModel(t, d, d.Invitee, accepted, `{"status": 1}`, func(m *ModelInvitation) { m.Status = 1 })
 	d.Invitee.Organizations = append(d.Invitee.Organizations, o[4])
@@ -73,7 +73,7 @@ func (d *Dataset) find(t *testing.T, keep func(ModelInvitation) bool) int {
 
 // shared reports whether email is one of d's shared addresses, in any case.
 func (d *Dataset) shared(email string) bool {
-	return slices.ContainsFunc(d.Shared, func(s string) bool { return strings.EqualFold(s, email) })
+	return slices.ContainsFunc(d.Shared, func(s string) bool { return sameAddress(s, email) })
 }
 
 // patchModel sends c's PATCH of d's invitation i and applies it to the model as a save does (SPEC §5):

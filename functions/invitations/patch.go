@@ -91,6 +91,9 @@ func (h *handler) patchOnce(ctx context.Context, caller domain.User, inv domain.
 	}
 	now := h.Clock.Now()
 	t := req.target(inv, now)
+	if req.acceptsForSomeoneElse(caller, may, t) {
+		return change{}, domain.Forbidden()
+	}
 	var refs *domain.InvitationRefs
 	if req.refersAnew(t) || inv.Shown == nil {
 		read, err := h.store.InvitationRefs(ctx, t.refsQuery(inv))
@@ -146,6 +149,18 @@ func (req *patchRequest) target(inv domain.Invitation, now time.Time) target {
 	}
 	t.accepting = t.current == domain.StatusPending && req.status != nil && *req.status == domain.StatusAccepted
 	return t
+}
+
+// acceptsForSomeoneElse reports whether the change would accept an invitation that is not accepted yet
+// without the invitee asking (SPEC §3): acceptance is the invitee's own request, so staff and
+// administrators may not give it, even with other fields in the same PATCH, nor by changing the address
+// to their own in the PATCH that accepts. Setting status 1 on an accepted invitation changes no
+// acceptance and stays a save anyone who may change it can make.
+func (req *patchRequest) acceptsForSomeoneElse(caller domain.User, may rights, t target) bool {
+	if req.status == nil || *req.status != domain.StatusAccepted || t.current == domain.StatusAccepted {
+		return false
+	}
+	return !may.invitee || domain.EmailKey(t.email) != domain.EmailKey(caller.Email)
 }
 
 // refersAnew reports whether the change names what must be read before it is made: an organization

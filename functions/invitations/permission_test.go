@@ -2,6 +2,7 @@ package invitations_test
 
 import (
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/testkit"
@@ -60,6 +61,16 @@ func TestPatchPermissions(t *testing.T) {
 			200, func(s *shape) { s.Status = 2 }},
 		{"invitee who is a member changes the role", func() domain.User { return w.member }, memberInvitee,
 			`{"role": 2}`, 403, nil},
+		// Accepting is the invitee's alone (SPEC §3): TestOnlyTheInviteeAccepts has the memberships.
+		{"staff accepts for the invitee", func() domain.User { return w.staff }, spec{}, `{"status": 1}`, 403, nil},
+		{"superuser accepts for the invitee", func() domain.User { return w.superuser }, spec{}, `{"status": "1"}`,
+			403, nil},
+		{"administrator accepts for the invitee", func() domain.User { return w.admin }, spec{}, `{"status": 1}`, 403,
+			nil},
+		{"administrator accepts with another change", func() domain.User { return w.admin }, spec{},
+			`{"first_name": "Bo", "status": 1}`, 403, nil},
+		{"administrator sets accepted on an accepted invitation: a save", func() domain.User { return w.admin },
+			spec{status: 1}, `{"status": 1, "first_name": "Bo"}`, 200, func(s *shape) { s.FirstName = domain.Ptr("Bo") }},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := w.invitation(t, tc.invite)
@@ -79,6 +90,117 @@ func TestPatchPermissions(t *testing.T) {
 				w.unchanged(t, id, before)
 			}
 		})
+	}
+}
+
+// TestOnlyTheInviteeAccepts: SPEC §3 and §5. Status 1 on an invitation that is not accepted yet is the
+// invitee's own request: staff, a superuser and the organization's administrator get 403 whatever else
+// the PATCH holds, and nothing changes; the invitee's acceptance of a pending invitation makes them a
+// member; an expired or cancelled invitation answers the invitee its 400. Each case invites a user of
+// its own, whose memberships show whether anyone joined.
+func TestOnlyTheInviteeAccepts(t *testing.T) {
+	w := newWorld(t)
+	states := []struct {
+		name   string
+		invite spec
+	}{
+		{"pending", spec{}},
+		{"expired", spec{expiry: w.now.Add(-time.Second)}},
+		{"cancelled", spec{status: 2}},
+		{"revoked", spec{status: 4}},
+	}
+	callers := []struct {
+		name string
+		who  func(invitee domain.User) domain.User
+	}{
+		{"staff", func(domain.User) domain.User { return w.staff }},
+		{"superuser", func(domain.User) domain.User { return w.superuser }},
+		{"administrator", func(domain.User) domain.User { return w.admin }},
+		{"invitee", func(u domain.User) domain.User { return u }},
+	}
+	for _, st := range states {
+		for _, c := range callers {
+			t.Run(st.name+" by the "+c.name, func(t *testing.T) {
+				u := w.db.User(t, testkit.NewUser{})
+				s := st.invite
+				s.email, s.role = upper(u.Email), 2
+				id := w.invitation(t, s)
+				before := w.before(t, id)
+				resp := w.patch(t, w.token(t, c.who(u)), id, `{"status": 1}`)
+				switch {
+				case c.name != "invitee":
+					resp.Expect(t, 403, forbidden)
+					w.unchanged(t, id, before)
+				case st.name == "pending":
+					want := w.saved(before)
+					want.Status = 1
+					resp.Expect(t, 200, want.JSON(t))
+					w.get(t, w.token(t, w.staff), id).Expect(t, 200, want.JSON(t))
+				default:
+					resp.Expect(t, 400, finalError(before.Status))
+					w.unchanged(t, id, before)
+				}
+				joined := c.name == "invitee" && st.name == "pending"
+				w.expectMember(t, u, joined)
+			})
+		}
+	}
+
+	t.Run("whatever else the PATCH holds", func(t *testing.T) {
+		for _, tc := range []struct {
+			name   string
+			caller domain.User
+			body   func(invitee domain.User) string
+		}{
+			{"a role", w.admin, func(domain.User) string { return `{"role": 2, "status": 1}` }},
+			{"a field error: permission comes first", w.staff,
+				func(domain.User) string { return `{"role": 9, "status": 1}` }},
+			{"the address in another case", w.staff,
+				func(u domain.User) string { return `{"email": "` + u.Email + `", "status": 1}` }},
+			{"readdressed to the caller", w.staff,
+				func(domain.User) string { return `{"email": "` + w.staff.Email + `", "status": 1}` }},
+			{"moved to another organization", w.staff,
+				func(domain.User) string { return `{"organization_id": "` + w.globex.ID + `", "status": 1}` }},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				u := w.db.User(t, testkit.NewUser{})
+				id := w.invitation(t, spec{email: upper(u.Email)})
+				before := w.before(t, id)
+				w.patch(t, w.token(t, tc.caller), id, tc.body(u)).Expect(t, 403, forbidden)
+				w.unchanged(t, id, before)
+				w.expectMember(t, u, false)
+				w.expectMember(t, tc.caller, tc.caller.ID == w.admin.ID) // the administrator was one already
+			})
+		}
+	})
+	t.Run("staff invited themselves accept as the invitee", func(t *testing.T) {
+		staff := w.db.User(t, testkit.NewUser{Staff: true})
+		id := w.invitation(t, spec{email: upper(staff.Email)})
+		want := w.saved(w.before(t, id))
+		want.Status = 1
+		w.patch(t, w.token(t, staff), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
+		w.expectMember(t, staff, true)
+	})
+	t.Run("an accepted invitation: status 1 is a save that makes nobody a member", func(t *testing.T) {
+		u := w.db.User(t, testkit.NewUser{})
+		id := w.invitation(t, spec{email: u.Email, status: 1})
+		want := w.saved(w.before(t, id))
+		for _, caller := range []domain.User{w.admin, w.staff, u} {
+			w.patch(t, w.token(t, caller), id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
+		}
+		w.expectMember(t, u, false)
+	})
+}
+
+// expectMember fails unless u's stored memberships hold Acme exactly when want says so.
+func (w *world) expectMember(t *testing.T, u domain.User, want bool) {
+	t.Helper()
+	stored, err := w.db.Store.User(t.Context(), u.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, member := stored.MembershipOf(w.acme.ID); member != want {
+		t.Fatalf("%s is a member of Acme: %v, want %v (memberships %+v)", u.Email, member, want, stored.Memberships)
 	}
 }
 

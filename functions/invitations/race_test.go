@@ -53,11 +53,12 @@ func (w *world) competingGateway(t *testing.T, times int, edit func(*domain.Invi
 	})
 }
 
-func (w *world) patchVia(t *testing.T, gw http.Handler, id, body string) testkit.Response {
+// patchVia sends a PATCH of invitation id through gw as caller.
+func (w *world) patchVia(t *testing.T, gw http.Handler, caller domain.User, id, body string) testkit.Response {
 	t.Helper()
 	return testkit.Do(t, gw,
 		testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + id + "/",
-			Token: w.token(t, w.admin), Body: body})
+			Token: w.token(t, caller), Body: body})
 }
 
 func TestALostWriteIsReapplied(t *testing.T) {
@@ -67,14 +68,14 @@ func TestALostWriteIsReapplied(t *testing.T) {
 		gw := w.competingGateway(t, 1, func(inv *domain.Invitation) { inv.LastName = domain.Ptr("Racer") })
 		want := w.saved(w.before(t, id))
 		want.FirstName, want.LastName = domain.Ptr("Bo"), domain.Ptr("Racer")
-		w.patchVia(t, gw, id, `{"first_name": "Bo"}`).Expect(t, 200, want.JSON(t))
+		w.patchVia(t, gw, w.admin, id, `{"first_name": "Bo"}`).Expect(t, 200, want.JSON(t))
 		w.get(t, w.token(t, w.staff), id).Expect(t, 200, want.JSON(t))
 	})
 	t.Run("a status change that lost answers the winner's final state", func(t *testing.T) {
 		u := w.db.User(t, testkit.NewUser{})
 		id := w.invitation(t, spec{email: u.Email})
 		gw := w.competingGateway(t, 1, func(inv *domain.Invitation) { inv.Status = domain.StatusRevoked })
-		w.patchVia(t, gw, id, `{"status": 1}`).Expect(t, 400, finalError(4))
+		w.patchVia(t, gw, u, id, `{"status": 1}`).Expect(t, 400, finalError(4))
 		stored, err := w.db.Store.User(t.Context(), u.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -89,13 +90,13 @@ func TestALostWriteIsReapplied(t *testing.T) {
 		gw := w.competingGateway(t, 1, func(inv *domain.Invitation) { inv.Role = domain.RoleAdministrator })
 		want := w.saved(w.before(t, id))
 		want.Status, want.Role = 1, 2
-		w.patchVia(t, gw, id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
+		w.patchVia(t, gw, u, id, `{"status": 1}`).Expect(t, 200, want.JSON(t))
 		expectOrgs(t, w.loginOrganizations(t, u), orgsJSON(orgEntry(w.acme, "2")))
 	})
 	t.Run("a write that keeps losing gives up with 503", func(t *testing.T) {
 		id := w.invitation(t, spec{})
 		gw := w.competingGateway(t, 100, func(inv *domain.Invitation) { inv.LastName = domain.Ptr("Racer") })
-		resp := w.patchVia(t, gw, id, `{"first_name": "Bo"}`)
+		resp := w.patchVia(t, gw, w.admin, id, `{"first_name": "Bo"}`)
 		resp.Expect(t, 503, `{"detail": "Service temporarily unavailable, try again soon."}`)
 		if resp.Header.Get("Retry-After") == "" {
 			t.Fatal("503 without Retry-After")

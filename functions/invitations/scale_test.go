@@ -25,7 +25,7 @@ func TestTwoHundredRoundsOnOneInvitation(t *testing.T) {
 	began := time.Now()
 	for i := range rounds {
 		first, last := fmt.Sprintf("F%d", i), fmt.Sprintf("L%d", i)
-		out := w.race(t, []string{id}, [][2]string{{`{"first_name": "` + first + `"}`, `{"last_name": "` + last + `"}`}})[0]
+		out := w.race(t, []string{id}, nil, [][2]string{{`{"first_name": "` + first + `"}`, `{"last_name": "` + last + `"}`}})[0]
 		if out[0].Status != 200 || out[1].Status != 200 {
 			t.Fatalf("round %d: statuses %d %d: %s / %s", i, out[0].Status, out[1].Status, out[0].Body, out[1].Body)
 		}

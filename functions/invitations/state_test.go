@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
 )
 
@@ -15,16 +16,22 @@ func finalError(status int) string {
 }
 
 // TestPatchStatusTransitions runs every (stored state, requested state) pair: pending may become any
-// state, a final state only itself (a save); anything else is the 400 naming the state.
+// state, a final state only itself (a save); anything else is the 400 naming the state. The
+// administrator sets every state but accepted, which the invitee sets (SPEC §3; TestOnlyTheInviteeAccepts
+// has the administrator's 403).
 func TestPatchStatusTransitions(t *testing.T) {
 	w := newWorld(t)
 	for from := 0; from <= 4; from++ {
 		for to := 0; to <= 4; to++ {
 			t.Run(fmt.Sprintf("%d to %d", from, to), func(t *testing.T) {
 				t.Parallel()
-				id := w.invitation(t, spec{status: from, email: fmt.Sprintf("nobody-%d-%d@example.com", from, to)})
+				caller := w.admin
+				if to == int(domain.StatusAccepted) {
+					caller = w.db.User(t, testkit.NewUser{})
+				}
+				id := w.invitation(t, spec{status: from, email: upper(caller.Email)})
 				before := w.before(t, id)
-				resp := w.patch(t, w.token(t, w.admin), id, fmt.Sprintf(`{"status": %d}`, to))
+				resp := w.patch(t, w.token(t, caller), id, fmt.Sprintf(`{"status": %d}`, to))
 				if from != 0 && from != to {
 					resp.Expect(t, 400, finalError(from))
 					w.unchanged(t, id, before)
@@ -46,20 +53,21 @@ func TestPatchExpiredPending(t *testing.T) {
 	w := newWorld(t)
 	past := w.now.Add(-time.Second)
 	for _, tc := range []struct {
-		name string
-		body string
-		want string       // the 400, "" for a 200
-		edit func(*shape) // the change a 200 makes
+		name   string
+		caller *domain.User // the invitation is to the invitee's address
+		body   string
+		want   string       // the 400, "" for a 200
+		edit   func(*shape) // the change a 200 makes
 	}{
-		{"accepting is refused", `{"status": 1}`, finalError(3), nil},
-		{"setting pending is refused", `{"status": 0}`, finalError(3), nil},
-		{"revoking is refused", `{"status": 4}`, finalError(3), nil},
-		{"refused with other errors too", `{"status": 1, "role": 7}`,
+		{"accepting is refused", &w.invitee, `{"status": 1}`, finalError(3), nil},
+		{"setting pending is refused", &w.admin, `{"status": 0}`, finalError(3), nil},
+		{"revoking is refused", &w.admin, `{"status": 4}`, finalError(3), nil},
+		{"refused with other errors too", &w.admin, `{"status": 0, "role": 7}`,
 			`{"role": ["\"7\" is not a valid choice."], "status": ["Cannot change the status of an expired invitation."]}`, nil},
-		{"setting expired is a save", `{"status": 3}`, "", func(*shape) {}},
-		{"changing a name stores it as expired", `{"first_name": "Late"}`, "",
+		{"setting expired is a save", &w.admin, `{"status": 3}`, "", func(*shape) {}},
+		{"changing a name stores it as expired", &w.admin, `{"first_name": "Late"}`, "",
 			func(s *shape) { s.FirstName = domain.Ptr("Late") }},
-		{"an empty save stores it as expired", `{}`, "", func(*shape) {}},
+		{"an empty save stores it as expired", &w.admin, `{}`, "", func(*shape) {}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			id := w.invitation(t, spec{expiry: past})
@@ -67,7 +75,7 @@ func TestPatchExpiredPending(t *testing.T) {
 			if before.Status != 3 {
 				t.Fatalf("reads as %d before the PATCH", before.Status)
 			}
-			resp := w.patch(t, w.token(t, w.admin), id, tc.body)
+			resp := w.patch(t, w.token(t, *tc.caller), id, tc.body)
 			if tc.want != "" {
 				resp.Expect(t, 400, tc.want)
 				w.unchanged(t, id, before)

@@ -245,6 +245,8 @@ type operation struct {
 	rejected                    string // the body of the rejected outcome
 	check                       func(t *testing.T, caller string, resp testkit.Response)
 	writes                      func(t *testing.T) int64 // nil for a read
+	setup                       func(t *testing.T)       // makes the row's objects just before it runs; may be nil
+	after                       func(t *testing.T)       // checks what the row left, once every cell ran; may be nil
 }
 
 // TestAuthorizationMatrix runs every protected operation as every caller class (SPEC §2 and §3): each
@@ -261,6 +263,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 	for _, op := range ops {
 		if len(op.want) != len(callerNames) {
 			t.Fatalf("%s: %d outcomes for %d caller classes", op.name, len(op.want), len(callerNames))
+		}
+		if op.setup != nil {
+			op.setup(t)
 		}
 		var before int64
 		if op.writes != nil {
@@ -302,6 +307,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 					op.name, n, landed)
 			}
 		}
+		if op.after != nil {
+			op.after(t)
+		}
 	}
 }
 
@@ -318,7 +326,7 @@ func (w *authzWorld) operations() []operation {
 	// Columns: no header, other scheme, bare Bearer, two words, unknown token, forged staff token,
 	// expired token, inactive admin | outsider, invitee, member, collaborator, administrator, commenter,
 	// staff, superuser.
-	return []operation{{
+	ops := []operation{{
 		name: "POST users", method: "POST", pattern: "/api/v1/users/", path: "/api/v1/users/",
 		body: func(caller string) string {
 			return `{"email": "` + newEmail(caller) + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR",
@@ -461,7 +469,10 @@ func (w *authzWorld) operations() []operation {
 			}
 		},
 		writes: w.commentCount(w.objDel, len(callerNames)),
-	}, {
+	}}
+	// After every row that reads what the invitee may see: the acceptance makes the invitee a member of A.
+	ops = append(ops, w.acceptRows()...)
+	return append(ops, operation{
 		// Last: it revokes the tokens of the callers it lets through.
 		name: "POST logout", method: "POST", pattern: "/api/v1/auth/logout", path: "/api/v1/auth/logout", body: static(""),
 		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, yes, yes, yes, yes, yes, yes, yes, yes},
@@ -470,7 +481,7 @@ func (w *authzWorld) operations() []operation {
 				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
 			}
 		},
-	}}
+	})
 }
 
 // newInvitee is the address the POST invitation row invites for caller.

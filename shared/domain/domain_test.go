@@ -48,6 +48,44 @@ func TestEmails(t *testing.T) {
 	}
 }
 
+// TestEmailsFoldASCIILettersOnly: SPEC §2 and §4. Letters beyond ASCII keep their own key, so a
+// look-alike is another address; Django's validator accepts them all, so each can be an account.
+func TestEmailsFoldASCIILettersOnly(t *testing.T) {
+	for _, tc := range []struct{ email, key string }{
+		{"KATE@Example.COM", "kate@example.com"},
+		{" Kate@example.com\t", "kate@example.com"},
+		{"\u212Aate@example.com", "\u212Aate@example.com"},       // Kelvin sign: not "kate@"
+		{"v\u0130ctim1@example.com", "v\u0130ctim1@example.com"}, // dotted capital I: not "victim1@"
+		{"V\u0131CTIM1@example.com", "v\u0131ctim1@example.com"}, // dotless i: only the ASCII letters fold
+		{"\u017Fam@example.com", "\u017Fam@example.com"},         // long s: not "sam@"
+		{"EMILE@\u00C9XAMPLE.COM", "emile@\u00C9xample.com"},     // other letters beyond ASCII too
+	} {
+		if got := EmailKey(tc.email); got != tc.key {
+			t.Errorf("EmailKey(%q) = %q, want %q", tc.email, got, tc.key)
+		}
+		if !ValidEmail(strings.TrimSpace(tc.email)) {
+			t.Errorf("ValidEmail(%q) = false; Django's validator accepts it", tc.email)
+		}
+	}
+	if EmailKey("\u212Aate@x.com") == EmailKey("kate@x.com") || EmailKey("\u017Fam@x.com") == EmailKey("sam@x.com") {
+		t.Error("a look-alike shares its ASCII twin's key")
+	}
+	for email, want := range map[string]string{
+		"a@\u0130x.COM": "a@i\u0307x.com", // Python's str.lower: i and a combining dot, not the ASCII i
+		"a@\u212Ax.com": "a@kx.com",       // Python's str.lower maps the Kelvin sign to k, as IDNA does
+		"\u212A@Ex.com": "\u212A@ex.com",  // the local part is kept as given
+	} {
+		if got := NormalizeEmail(email); got != want {
+			t.Errorf("NormalizeEmail(%q) = %q, want %q", email, got, want)
+		}
+	}
+	for _, email := range []string{`"v\u0130ctim"@example.com`, "a@\u0131x.com"} {
+		if !ValidEmail(email) {
+			t.Errorf("ValidEmail(%q) = false; Django's validator accepts it", email)
+		}
+	}
+}
+
 func TestEffectiveStatus(t *testing.T) {
 	now := time.Date(2026, 11, 22, 0, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
