@@ -27,7 +27,9 @@ type answer struct {
 }
 
 // open tells the 503 that says the change may have been saved: DynamoDB answered none of its copies.
-func (a answer) open() bool { return a.status == http.StatusServiceUnavailable && strings.Contains(a.body, "may have been saved") }
+func (a answer) open() bool {
+	return a.status == http.StatusServiceUnavailable && strings.Contains(a.body, "may have been saved")
+}
 
 // TestASlowStoreAnswersEveryCreateAsWritten sends, with every DynamoDB call 100–700 ms slow, creates of
 // each kind in parallel (with and without an Idempotency-Key), parallel creates of one user and
