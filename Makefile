@@ -21,9 +21,10 @@ run:
 sam-local:
 	@infra/scripts/sam-local.sh
 
-## test: go vet, staticcheck, the openapi.yaml linter and go test -race against a DynamoDB Local of its own
+## test [PKG=./functions/comments/ RUN=TestName]: go vet, staticcheck, the openapi.yaml linter and go test -race
+#  against a DynamoDB Local of its own on a free port; PKG and RUN run only those tests, without the linters
 test:
-	@infra/scripts/test.sh
+	@PKG="$(PKG)" RUN="$(RUN)" infra/scripts/test.sh
 
 ## seed FILE=... [TARGET=aws TABLE_NAME=...]: load a fixture (SPEC §7) into the table `make run` serves, or into a deployed table
 # TARGET counts only when given on the command line: SPEC §7 wants writing to AWS never implied by an
