@@ -156,18 +156,11 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 	if err != nil {
 		return false, err
 	}
-	want := before + created - removed
-	fmt.Fprintf(out, "\ncount: %d before, %d creates answered 201, %d deletes answered 204: want %d, have %d\n",
-		before, created, removed, want, after)
-	hidden = after != want
-	if hidden {
-		fmt.Fprintf(out, "HIDDEN WRITES: the count differs by %+d from what the answers said\n", after-want)
-	}
 	var hiddenDeletes, hiddenEdits int
 	for _, cm := range deleted {
 		status, _, err := a.get(ctx, cm.id)
 		if err != nil {
-			return hidden, err
+			return false, err
 		}
 		if status == http.StatusNotFound {
 			hiddenDeletes++
@@ -179,11 +172,20 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 		}
 		status, text, err := a.get(ctx, cm.id)
 		if err != nil {
-			return hidden, err
+			return false, err
 		}
 		if status == http.StatusOK && text == cm.unsure {
 			hiddenEdits++
 		}
+	}
+	want := before + created - removed
+	fmt.Fprintf(out, "\ncount: %d before, %d creates answered 201, %d deletes answered 204: want %d, have %d\n",
+		before, created, removed, want, after)
+	hidden = after != want
+	if hidden {
+		// A delete answered 503 that deleted lowers the count: the creates behind 503s are the rest.
+		fmt.Fprintf(out, "HIDDEN WRITES: the count differs by %+d from what the answers said "+
+			"(creates answered otherwise that created: %d)\n", after-want, after-want+hiddenDeletes)
 	}
 	fmt.Fprintf(out, "deletes answered 503 that deleted: %d of %d; edits answered 503 that changed the text: %d\n",
 		hiddenDeletes, len(deleted), hiddenEdits)
