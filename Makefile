@@ -11,7 +11,7 @@ FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction D
 # (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
-.PHONY: run sam-local test seed build bench scale fuzz coldstart dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: run sam-local test seed build bench scale fuzz coldstart load dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
@@ -21,9 +21,10 @@ run:
 sam-local:
 	@infra/scripts/sam-local.sh
 
-## test: go vet, staticcheck, the openapi.yaml linter and go test -race against a DynamoDB Local of its own
+## test [PKG=./functions/comments/ RUN=TestName]: go vet, staticcheck, the openapi.yaml linter and go test -race
+#  against a DynamoDB Local of its own on a free port; PKG and RUN run only those tests, without the linters
 test:
-	@infra/scripts/test.sh
+	@PKG="$(PKG)" RUN="$(RUN)" infra/scripts/test.sh
 
 ## seed FILE=... [TARGET=aws TABLE_NAME=...]: load a fixture (SPEC §7) into the table `make run` serves, or into a deployed table
 # TARGET counts only when given on the command line: SPEC §7 wants writing to AWS never implied by an
@@ -45,6 +46,11 @@ scale:
 ## fuzz: every go test -fuzz target alone for FUZZTIME (default 30s), against DynamoDB Local; prints executions
 fuzz:
 	@infra/scripts/fuzz.sh
+
+## load [CLIENTS=32 DURATION=30s SLOW=100ms-700ms API_URL=...]: mixed load on one object's comments against
+#  make run's server (its own, or API_URL's), then the check that no answer hid a write; not part of make test
+load:
+	@CLIENTS="$(CLIENTS)" DURATION="$(DURATION)" SLOW="$(SLOW)" API_URL="$(API_URL)" infra/scripts/load.sh
 
 ## coldstart: each bootstrap under a Lambda Runtime API stand-in: cold start and warm time against a
 #  hello-world bootstrap, size, peak RSS; the table goes to docs/PERFORMANCE.md too

@@ -7,6 +7,9 @@
 #   dynamodb-local.sh start PORT (DATA_DIR|memory) PIDFILE LOGFILE   # returns once it answers
 #   dynamodb-local.sh answers PORT                                   # exit 0 when something listens
 #   dynamodb-local.sh stop PIDFILE
+#
+# start exits with status 3 when another process holds PORT (its DynamoDB Local then stops by itself,
+# unable to bind): a caller that chose the port can try another one.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/../.." && pwd)
@@ -56,16 +59,45 @@ start() {
   cd "$root/.local"
   nohup java -Djava.library.path="$dir/DynamoDBLocal_lib" -jar "$dir/DynamoDBLocal.jar" \
     -port "$port" -sharedDb "${storage[@]}" >"$logfile" 2>&1 &
-  echo $! >"$pidfile"
+  local pid=$!
+  echo "$pid" >"$pidfile"
   for _ in $(seq 1 120); do
-    if answers "$port"; then return 0; fi
-    if ! kill -0 "$(cat "$pidfile")" 2>/dev/null; then
+    if answers "$port"; then
+      # Whoever answers may not be ours: a process that took the port first answers while ours is
+      # still failing to bind it.
+      if ! listens "$pid" "$port"; then
+        kill "$pid" 2>/dev/null || true
+        rm -f "$pidfile"
+        echo "dynamodb-local: port $port is taken by another process" >&2
+        exit 3
+      fi
+      return 0
+    fi
+    if ! kill -0 "$pid" 2>/dev/null; then
+      if grep -q 'Address already in use' "$logfile"; then
+        rm -f "$pidfile"
+        echo "dynamodb-local: port $port is taken by another process" >&2
+        exit 3
+      fi
       echo "dynamodb-local: it exited; its log:" >&2; cat "$logfile" >&2; exit 1
     fi
     sleep 0.5
   done
   echo "dynamodb-local: no answer on port $port after 60s; log in $logfile" >&2
   exit 1
+}
+
+# listens tells whether process PID listens on TCP port PORT: with ss (Linux), or
+# lsof (macOS); without either it trusts that PID is still running.
+listens() {
+  local pid=$1 port=$2
+  if command -v ss >/dev/null 2>&1; then
+    ss -ltnpH "sport = :$port" 2>/dev/null | grep -q "pid=$pid,"
+  elif command -v lsof >/dev/null 2>&1; then
+    lsof -a -p "$pid" -iTCP:"$port" -sTCP:LISTEN >/dev/null 2>&1
+  else
+    kill -0 "$pid" 2>/dev/null
+  fi
 }
 
 stop() {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # `make fuzz`: every fuzz target of the module (`go test -list '^Fuzz' ./...`), each alone for FUZZTIME
 # (default 30s), against a DynamoDB Local (the whole-path target, FuzzAPI, needs one): DYNAMODB_ENDPOINT
-# when set, else an in-memory one on TEST_DYNAMODB_PORT (default 8765), started when none answers there
-# and stopped after, as `make test` does. FUZZ_TARGETS (an extended regexp) picks targets by name.
+# when set, else an in-memory one of its own on a free port (TEST_DYNAMODB_PORT chooses it), started for
+# the run and stopped after, as `make test` does. FUZZ_TARGETS (an extended regexp) picks targets by name.
 # FUZZMINIMIZETIME (default 5s) bounds the minimizing of each input found: Go's default, 60s, is spent
 # on every new interesting input and would leave a short run mostly minimizing, not executing.
 #
@@ -32,7 +32,7 @@ if [ -z "$targets" ]; then
 fi
 
 . "$root/infra/scripts/with-dynamodb.sh"
-use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" fuzz
+use_dynamodb_local fuzz "${TEST_DYNAMODB_PORT:-}"
 echo "each target fuzzes for $fuzztime"
 
 # boundary_race tells Go 1.26's fuzzing coordinator failing a target as -fuzztime ends, while a worker

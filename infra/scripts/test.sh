@@ -1,12 +1,19 @@
 #!/usr/bin/env bash
 # `make test` (and `make bench` with the argument bench): vet, staticcheck, actionlint, Redocly's lint of
-# openapi.yaml, then every test with the race detector, against a DynamoDB Local of its own (an
-# in-memory one on a port apart from `make run`'s), which it starts when none answers and stops after.
+# openapi.yaml, then every test with the race detector, against an in-memory DynamoDB Local of its own on
+# a free port (TEST_DYNAMODB_PORT chooses the port; DYNAMODB_ENDPOINT names one to use instead), started
+# for the run and stopped after. PKG (a package pattern) and RUN (a -run regexp) narrow it to those tests
+# alone, without the linters: `make test PKG=./functions/comments/ RUN=TestCreate`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . "$root/infra/scripts/with-dynamodb.sh"
-use_dynamodb_local "${TEST_DYNAMODB_PORT:-8765}" test
+use_dynamodb_local test "${TEST_DYNAMODB_PORT:-}"
+if [ -n "${PKG:-}" ] || [ -n "${RUN:-}" ]; then
+  # shellcheck disable=SC2086 # PKG may list several packages, TEST_FLAGS several flags
+  go test -race -count=1 ${RUN:+-run "$RUN"} ${TEST_FLAGS:-} ${PKG:-./...}
+  exit 0
+fi
 if [ "${1:-}" = bench ]; then
   # Benchmarks without the race detector, which would distort them.
   go test -run='^$' -bench=. -benchmem -count=1 ${BENCH_FLAGS:-} $(go list ./... | grep -v '/infra/bench$')

@@ -11,15 +11,13 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 	ctx := context.Background()
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
-	}
+	endpoint := testkit.Endpoint(t)
 	table := "seed-" + uuid.NewString()
 	t.Setenv("TABLE_NAME", table)
 	t.Setenv("INVITATION_TTL", "48h")

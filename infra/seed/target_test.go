@@ -14,6 +14,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/gateway"
+	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
@@ -78,10 +79,7 @@ func TestLocalEndpointIsMakeRuns(t *testing.T) {
 // environment: the region and table are printed before anything is written, and nothing is created.
 func TestRunToAWS(t *testing.T) {
 	ctx := context.Background()
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
-	}
+	endpoint := testkit.Endpoint(t)
 	client, err := dynamo.NewClient(ctx, endpoint)
 	if err != nil {
 		t.Fatal(err)
@@ -169,10 +167,7 @@ func TestMakeSeedTakesAWSOnlyFromTheCommandLine(t *testing.T) {
 	if err != nil {
 		t.Skip("make is not on PATH")
 	}
-	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
-	if endpoint == "" {
-		t.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
-	}
+	endpoint := testkit.Endpoint(t)
 	root := moduleRoot(t)
 	fixturePath := filepath.Join(t.TempDir(), "one.json")
 	if err := os.WriteFile(fixturePath, []byte(`{"organizations": [{"name": "Make Seed"}]}`), 0o600); err != nil {

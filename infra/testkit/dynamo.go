@@ -32,15 +32,28 @@ type DB struct {
 	endpoint string
 }
 
-// NewDB creates a table with the store's definition under a random name and deletes it when the test
-// ends. It needs DYNAMODB_ENDPOINT (make test sets it); without it the test fails rather than skips, so
-// a run without a database can never pass.
-func NewDB(tb testing.TB) *DB {
+// Endpoint is the DynamoDB Local the tests use, DYNAMODB_ENDPOINT. Without it the test fails rather than
+// skips, so that a run without a database can never pass, and says how to run it: through make, which
+// starts a DynamoDB Local of the run's own, or beside one started by hand. Tests do not start one
+// themselves: `go test ./...` runs every package's binary at once, and a JVM each would be slow and
+// leave the machine's ports and memory to chance.
+func Endpoint(tb testing.TB) string {
 	tb.Helper()
 	endpoint := os.Getenv("DYNAMODB_ENDPOINT")
 	if endpoint == "" {
-		tb.Fatal("DYNAMODB_ENDPOINT is not set: run the tests with `make test`, which starts DynamoDB Local")
+		tb.Fatal("DYNAMODB_ENDPOINT is not set: the tests need a DynamoDB Local. Run them with `make test`, " +
+			"or `make test PKG=./functions/comments/ RUN=TestName` for some, which start one of their own; or " +
+			"start one (infra/scripts/dynamodb-local.sh start 8814 memory .local/ddb.pid .local/ddb.log) and run " +
+			"DYNAMODB_ENDPOINT=http://127.0.0.1:8814 go test ./...")
 	}
+	return endpoint
+}
+
+// NewDB creates a table with the store's definition under a random name in the DynamoDB Local of
+// Endpoint, and deletes it when the test ends.
+func NewDB(tb testing.TB) *DB {
+	tb.Helper()
+	endpoint := Endpoint(tb)
 	ctx := context.Background()
 	client, calls := countingClient(tb, endpoint)
 	table := "test-" + uuid.NewString()
