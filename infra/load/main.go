@@ -4,8 +4,10 @@
 // every answer's status and time. Afterwards it checks that no answer hid a write: the object's count
 // equals what it was plus the creates answered 201 minus the deletes answered 204; a delete answered 503
 // must not have deleted, and an edit answered 503 must not have changed the text. 503s themselves are
-// allowed (SPEC §9: a store too slow for the budget), writes behind them are not. It exits 1 when it
-// finds a hidden write.
+// allowed (SPEC §9: a store too slow for the budget), writes behind them are not. The one 503 that says
+// the change may have been saved is followed up as a client would: a create (each carries an
+// Idempotency-Key) is sent again with its key until it is answered for sure, a delete is read. It exits
+// 1 when it finds a hidden write.
 package main
 
 import (
@@ -21,6 +23,7 @@ import (
 	"os"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 )
@@ -70,7 +73,8 @@ var mix = []struct {
 // result is one answer.
 type result struct {
 	op     string
-	status int // 0: no answer (a transport error)
+	status int  // 0: no answer (a transport error)
+	open   bool // a 503 that says the change may have been saved (SPEC §9)
 	took   time.Duration
 }
 
@@ -107,8 +111,10 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 		results  []result
 		live     []*comment // created, not deleted
 		deleted  []*comment // deletes answered 503: must still exist
-		created  int        // creates answered 201
+		opened   []*comment // deletes answered the 503 that says they may have been done: read to find out
+		created  int        // creates answered 201, at once or on a retry with their Idempotency-Key
 		removed  int        // deletes answered 204
+		settled  int        // creates answered "may have been saved", then 201 on the retry with their key
 		wg       sync.WaitGroup
 		deadline = time.Now().Add(o.duration)
 	)
@@ -124,6 +130,15 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 					target = mine[rand.IntN(len(mine))]
 				}
 				r, id, text := a.do(ctx, op, target, fmt.Sprintf("load client %d, request %d", c, n))
+				if op == opCreate && r.open {
+					// As the 503 says: the same create again, with its key, tells what became of it.
+					if id = a.settle(ctx, text); id != "" {
+						mu.Lock()
+						settled++
+						mu.Unlock()
+						r.status = http.StatusCreated
+					}
+				}
 				mu.Lock()
 				results = append(results, r)
 				switch {
@@ -131,12 +146,16 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 					created++
 					cm := &comment{id: id}
 					mine, live = append(mine, cm), append(live, cm)
-				case op == opEdit && r.status == http.StatusServiceUnavailable:
+				case op == opEdit && r.status == http.StatusServiceUnavailable && !r.open:
 					target.unsure = text
+				case op == opEdit && r.open:
+					target.unsure = "" // may or may not have changed the text, as the answer said
 				case op == opEdit && r.status == http.StatusOK:
 					target.unsure = ""
 				case op == opDelete && r.status == http.StatusNoContent:
 					removed++
+				case op == opDelete && r.open:
+					opened = append(opened, target)
 				case op == opDelete && r.status == http.StatusServiceUnavailable:
 					deleted = append(deleted, target)
 				}
@@ -156,7 +175,17 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 	if err != nil {
 		return false, err
 	}
-	var hiddenDeletes, hiddenEdits int
+	var hiddenDeletes, hiddenEdits, openDeleted int
+	for _, cm := range opened {
+		status, _, err := a.get(ctx, cm.id)
+		if err != nil {
+			return false, err
+		}
+		if status == http.StatusNotFound {
+			openDeleted++
+		}
+	}
+	removed += openDeleted
 	for _, cm := range deleted {
 		status, _, err := a.get(ctx, cm.id)
 		if err != nil {
@@ -179,7 +208,10 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 		}
 	}
 	want := before + created - removed
-	fmt.Fprintf(out, "\ncount: %d before, %d creates answered 201, %d deletes answered 204: want %d, have %d\n",
+	fmt.Fprintf(out, "\ncreates answered \"may have been saved\", then 201 on the retry with their key: %d\n", settled)
+	fmt.Fprintf(out, "deletes answered \"may have been saved\": %d, of which done: %d (read back, counted as 204)\n",
+		len(opened), openDeleted)
+	fmt.Fprintf(out, "count: %d before, %d creates answered 201, %d deletes answered 204: want %d, have %d\n",
 		before, created, removed, want, after)
 	hidden = after != want
 	if hidden {
@@ -242,9 +274,13 @@ func (a *api) do(ctx context.Context, op string, target *comment, text string) (
 	case opDelete:
 		method, path = http.MethodDelete, "/api/v1/comments/"+target.id+"/"
 	}
+	key := ""
+	if op == opCreate {
+		key = keyOf(text)
+	}
 	start := time.Now()
-	status, raw, err := a.send(ctx, method, path, body)
-	r := result{op: op, status: status, took: time.Since(start)}
+	status, raw, err := a.sendKeyed(ctx, method, path, body, key)
+	r := result{op: op, status: status, took: time.Since(start), open: isOpen(status, raw)}
 	if err != nil {
 		r.status = 0
 	}
@@ -259,7 +295,42 @@ func (a *api) do(ctx context.Context, op string, target *comment, text string) (
 	return r, id, text
 }
 
+// keyOf is the Idempotency-Key of the create of text, which is unique: the text, its spaces made dashes
+// (a key is visible ASCII).
+func keyOf(text string) string { return strings.ReplaceAll(text, " ", "-") }
+
+// isOpen tells SPEC §9's 503 for a write that DynamoDB answered none of the copies of.
+func isOpen(status int, body []byte) bool {
+	return status == http.StatusServiceUnavailable && bytes.Contains(body, []byte("may have been saved"))
+}
+
+// settle sends the create of text again with its Idempotency-Key, as a client told "may have been saved"
+// does, until it is answered for sure: the id of the comment it made (201), or "" when it made none.
+func (a *api) settle(ctx context.Context, text string) string {
+	body := map[string]string{"content_type": a.contentType, "object_id": a.objectID, "text": text, "tag": "load"}
+	for range 10 {
+		status, raw, err := a.sendKeyed(ctx, http.MethodPost, "/api/v1/comments/", body, keyOf(text))
+		switch {
+		case err == nil && status == http.StatusCreated:
+			var created struct {
+				ID string `json:"id"`
+			}
+			_ = json.Unmarshal(raw, &created)
+			return created.ID
+		case err == nil && status != http.StatusConflict && !isOpen(status, raw):
+			return "" // a plain 503: the retry made nothing either (the key was free again)
+		}
+		time.Sleep(time.Second) // 409: the first is still being processed; or open again
+	}
+	return ""
+}
+
 func (a *api) send(ctx context.Context, method, path string, body any) (int, []byte, error) {
+	return a.sendKeyed(ctx, method, path, body, "")
+}
+
+// sendKeyed sends a request, with an Idempotency-Key when key is not empty.
+func (a *api) sendKeyed(ctx context.Context, method, path string, body any, key string) (int, []byte, error) {
 	var rd io.Reader
 	if body != nil {
 		raw, err := json.Marshal(body)
@@ -277,6 +348,9 @@ func (a *api) send(ctx context.Context, method, path string, body any) (int, []b
 	}
 	if a.token != "" {
 		req.Header.Set("Authorization", "Bearer "+a.token)
+	}
+	if key != "" {
+		req.Header.Set("Idempotency-Key", key)
 	}
 	resp, err := a.http.Do(req)
 	if err != nil {
@@ -349,6 +423,10 @@ func report(out io.Writer, results []result, d time.Duration) {
 		for _, r := range results {
 			if op == "all" || r.op == op {
 				took = append(took, r.took)
+				if r.open {
+					statuses[-1]++ // listed as "503 open"
+					continue
+				}
 				statuses[r.status]++
 			}
 		}
@@ -364,8 +442,11 @@ func report(out io.Writer, results []result, d time.Duration) {
 		var answers bytes.Buffer
 		for _, c := range codes {
 			label := fmt.Sprint(c)
-			if c == 0 {
+			switch c {
+			case 0:
 				label = "no answer"
+			case -1:
+				label = "503open"
 			}
 			fmt.Fprintf(&answers, "%s×%d ", label, statuses[c])
 		}
