@@ -305,10 +305,13 @@ func isOpen(status int, body []byte) bool {
 }
 
 // settle sends the create of text again with its Idempotency-Key, as a client told "may have been saved"
-// does, until it is answered for sure: the id of the comment it made (201), or "" when it made none.
+// does, until it is answered for sure: the id of the comment it made (201), or "" when it made none (a
+// plain 503: the key was given back, so neither the first create nor this one wrote). A 409 (the first
+// still holds its key) or the same open 503 again is asked again a second later, for as long as a key's
+// lease can last and more.
 func (a *api) settle(ctx context.Context, text string) string {
 	body := map[string]string{"content_type": a.contentType, "object_id": a.objectID, "text": text, "tag": "load"}
-	for range 10 {
+	for range 90 {
 		status, raw, err := a.sendKeyed(ctx, http.MethodPost, "/api/v1/comments/", body, keyOf(text))
 		switch {
 		case err == nil && status == http.StatusCreated:
@@ -317,10 +320,10 @@ func (a *api) settle(ctx context.Context, text string) string {
 			}
 			_ = json.Unmarshal(raw, &created)
 			return created.ID
-		case err == nil && status != http.StatusConflict && !isOpen(status, raw):
-			return "" // a plain 503: the retry made nothing either (the key was free again)
+		case err == nil && status == http.StatusServiceUnavailable && !isOpen(status, raw):
+			return ""
 		}
-		time.Sleep(time.Second) // 409: the first is still being processed; or open again
+		time.Sleep(time.Second)
 	}
 	return ""
 }
