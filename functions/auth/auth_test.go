@@ -208,15 +208,15 @@ func TestLoginCallBudget(t *testing.T) {
 		{"success", u.Email, testkit.DefaultPassword, 201, 5, 3},
 		// The login gave its windows back whole: the next one claims as the first did.
 		{"success again", u.Email, testkit.DefaultPassword, 201, 5, 3},
-		// The read and the claims, then the user beside the hash, then the write that keeps the claims
-		// as failures (until then they are pending, and lapse if the login is never answered).
-		{"wrong password", u.Email, "nope", 400, 5, 3},
-		{"wrong password again", u.Email, "nope", 400, 5, 3},
+		// The read and the claims, then the user beside the hash, then the writes that keep both claims
+		// as failures, at once (until then they are pending, and lapse if the login is never answered).
+		{"wrong password", u.Email, "nope", 400, 6, 3},
+		{"wrong password again", u.Email, "nope", 400, 6, 3},
 		// A success within windows that hold failures takes its own claims back in its write.
 		{"success after failures", u.Email, testkit.DefaultPassword, 201, 5, 3},
 		// The same as a known email: the dummy hash check takes the time a real one does, beside the
 		// read of a user that does not exist.
-		{"unknown email", "nobody@example.com", "nope", 400, 5, 3},
+		{"unknown email", "nobody@example.com", "nope", 400, 6, 3},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			db.Calls.Reset()

@@ -1,9 +1,12 @@
 package auth_test
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/reportingplatform/api/infra/faultproxy"
@@ -125,21 +128,25 @@ func TestNoPasswordIsCheckedUncounted(t *testing.T) {
 
 // SPEC §9: an attempt answered 503 (its password not checked, or its result not recorded) stops counting
 // within 30 s, so a failing store never locks the owner out for the window. Here the credentials cannot
-// be read and the claims cannot be given back: twenty attempts answer 503, and the first ten leave
-// their places pending. The owner waits for them to lapse (told so by the 429's wait), not for the window's end.
+// be read (the proxy fails every GetItem) and the claims cannot be given back (the store's give-back
+// fails as a failing store's does): twenty attempts answer 503, and the first ten leave their places
+// pending. The owner waits for them to lapse (told so by the 429's wait), not for the window's end.
 func TestAttemptsAnswered503StopCountingWithin30Seconds(t *testing.T) {
 	db := testkit.NewDB(t)
 	client, proxy := testkit.BehindProxy(t)
 	checks := &hashChecks{}
-	gw, c := serve(t, dynamo.New(client, db.Table), checks)
+	store := &releaseFailing{LoginStore: dynamo.New(client, db.Table)}
+	gw, c := serve(t, store, checks)
 	u := db.User(t, testkit.NewUser{})
 	const addr = "192.0.2.54:4000"
-	proxy.Set(faultproxy.Fault{Mode: faultproxy.InternalError, Ops: []string{"GetItem", "TransactWriteItems"}})
+	proxy.Set(faultproxy.Fault{Mode: faultproxy.InternalError, Ops: []string{"GetItem"}})
+	store.failing.Store(true)
 	for range 20 {
 		loginFrom(t, gw, addr, u.Email, "wrong").Expect(t, http.StatusServiceUnavailable,
 			`{"detail": "Service temporarily unavailable, try again soon."}`)
 	}
 	proxy.Clear()
+	store.failing.Store(false)
 	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 900)
 	c.Advance(domain.LoginClaimLife)
 	if resp := loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword); resp.Status != http.StatusCreated {
@@ -153,4 +160,18 @@ func TestAttemptsAnswered503StopCountingWithin30Seconds(t *testing.T) {
 		loginFrom(t, gw, addr, u.Email, "wrong").Expect(t, http.StatusBadRequest, badCredentials)
 	}
 	expectThrottled(t, loginFrom(t, gw, addr, u.Email, testkit.DefaultPassword), 900)
+}
+
+// releaseFailing is a store whose give-back of a login's claims fails while failing is set, as a failing
+// store's would.
+type releaseFailing struct {
+	domain.LoginStore
+	failing atomic.Bool
+}
+
+func (s *releaseFailing) ReleaseLogin(ctx context.Context, c domain.LoginClaim) error {
+	if s.failing.Load() {
+		return &domain.Error{Code: domain.EUNAVAILABLE, Err: errors.New("give-back failed")}
+	}
+	return s.LoginStore.ReleaseLogin(ctx, c)
 }

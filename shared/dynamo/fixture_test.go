@@ -257,9 +257,9 @@ func TestPutOrganizationRenameFollowsIntoMemberships(t *testing.T) {
 		name, rename string
 		wantOps      []string
 	}{
-		{name: "same name: one write, no query", rename: "Acme", wantOps: []string{"TransactWriteItems"}},
+		{name: "same name: one write, no query", rename: "Acme", wantOps: []string{"UpdateItem"}},
 		{name: "new name: every member's profile follows", rename: "Acme Analytics",
-			wantOps: []string{"TransactWriteItems", "Query", "TransactWriteItems", "TransactWriteItems", "TransactWriteItems"}},
+			wantOps: []string{"UpdateItem", "Query", "UpdateItem", "UpdateItem", "UpdateItem"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			db.Calls.Reset()
@@ -503,7 +503,7 @@ func TestRefreshInvitationCopiesWritesOnlyWhatChanged(t *testing.T) {
 		{name: "nothing changed: no write", orgName: "Acme",
 			wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem"}, wantVersion: 1},
 		{name: "renamed: one write", orgName: "Acme Analytics",
-			wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem", "TransactWriteItems"}, wantVersion: 2},
+			wantOps: []string{"Query", "Query", "BatchGetItem", "BatchGetItem", "UpdateItem"}, wantVersion: 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			fxMust(t, db.Store.PutOrganization(ctx, domain.Organization{ID: org.ID, Name: tt.orgName}, org.Name))

@@ -295,34 +295,26 @@ func keepFailure(k key, id string, w domain.FailureWindow) (types.TransactWriteI
 	return updateItem(k, expression.Remove(mine), &cond)
 }
 
-// RecordFailure keeps a failed attempt's places in both windows, in one write (keepFailure). A place
-// that is no longer pending (lapsed and taken back) is left as it is.
+// RecordFailure keeps a failed attempt's places in both windows, each by its own write (keepFailure), at
+// once. A place that is no longer pending (lapsed and taken back) is left as it is.
 func (s *Store) RecordFailure(ctx context.Context, c domain.LoginClaim) error {
-	var items []types.TransactWriteItem
-	for _, cw := range claimedWindows(c) {
-		item, err := keepFailure(cw.k, c.ID, cw.w)
+	windows := claimedWindows(c)
+	errs := make([]error, len(windows))
+	inParallel(len(windows), func(i int) {
+		item, err := keepFailure(windows[i].k, c.ID, windows[i].w)
 		if err != nil {
-			return err
+			errs[i] = err
+			return
 		}
 		setTable(&item, s.table)
-		items = append(items, item)
-	}
-	for len(items) > 0 {
-		err := domain.RetryOnConflict(ctx, conflictAttempts, func(int) error {
-			return s.transact(ctx, "keep login failure", items)
+		err = domain.RetryOnConflict(ctx, conflictAttempts, func(int) error {
+			return s.transact(ctx, "keep login failure", []types.TransactWriteItem{item})
 		})
-		var kept []types.TransactWriteItem
-		for i := range items {
-			if !conditionFailed(err, i) {
-				kept = append(kept, items[i])
-			}
+		if !conditionFailed(err, 0) {
+			errs[i] = err
 		}
-		if len(kept) == len(items) {
-			return err
-		}
-		items = kept // the places still pending are kept; the rest lapsed, and are not this attempt's any more
-	}
-	return nil
+	})
+	return errors.Join(errs...)
 }
 
 // claimedWindow is one window a claim counted in.

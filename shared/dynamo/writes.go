@@ -18,7 +18,7 @@ import (
 // Writes whose answer is lost (SPEC §9). DynamoDB may do a write and its answer never arrive: the
 // attempt times out, the connection drops, a 5xx comes back; on a slow store the write may even still be
 // queued inside DynamoDB when its caller has given up on it. A read settles nothing then: it can run
-// before the queued write lands. So every write of the store is one TransactWriteItems with a
+// before the queued write lands. So every write of several items is one TransactWriteItems with a
 // ClientRequestToken of its own, and after a lost answer it is sent again, identical and with the same
 // token, until DynamoDB answers it: DynamoDB does a token's transaction at most once in ten minutes and
 // answers every copy with that one outcome (a copy that arrives while another is running gets
@@ -29,12 +29,10 @@ import (
 // succeeds without writing again; another transaction under the same token gets
 // IdempotentParameterMismatchException), which the store's tests hold.
 //
-// A transaction of one item costs twice the write units of the item's own conditional write; that is the
-// price of a token, which single-item writes do not take. The one single-item write left, the login
-// window's claim, needs the item it leaves (ReturnValues) and settles its outcome its own way
-// (login_window.go).
+// A write of one item goes out as the item's own conditional write, which takes no token and settles a
+// lost answer its own way (single.go); so does a login's claim in its failure window (login_window.go).
 
-// write is one TransactWriteItems with its ClientRequestToken.
+// write is one TransactWriteItems with its ClientRequestToken (for a single item: its write id).
 type write struct {
 	token string
 	items []types.TransactWriteItem
@@ -66,6 +64,9 @@ func newToken() (string, error) {
 // are sent again while ctx lasts, at most maxCopies in all: a store that fails every copy at once has
 // not answered either.
 func (s *Store) send(ctx context.Context, step string, w write) error {
+	if len(w.items) == 1 {
+		return s.sendOne(ctx, step, w)
+	}
 	var lost error // the last copy whose answer was lost
 	for attempt := 1; ; attempt++ {
 		err := s.writeOnce(ctx, w)
