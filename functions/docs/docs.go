@@ -14,7 +14,6 @@ import (
 	"html/template"
 	"log/slog"
 	"net/http"
-	"net/url"
 	"os"
 	"path/filepath"
 	"sync"
@@ -79,10 +78,15 @@ type asset struct {
 	version     string // of the content, put in the page's links so that a new build is fetched anew
 }
 
-// documentedServer is openapi.yaml's one server, the address `make run` serves. The schema goes out
-// with the address the client called in its place (scheme, host and stage, as httpapi.RequestURL sees
-// them), as drf-spectacular serves it, so that the page's "Try it out" calls the API that served it.
-const documentedServer = "http://127.0.0.1:3000"
+// openapi.yaml's one server is relative ("/": where the document is served from), so that a client
+// generated from the file hard-codes no address. The schema goes out with the base path the client
+// called in its place (the stage, "/Prod", or a custom domain's base path mapping), still relative, so
+// that the page's "Try it out" and clients generated from the served document call the API that
+// served it, and nothing of the request's Host goes into the document.
+var (
+	documentedServerYAML = []byte("\n  - url: /\n")
+	documentedServerJSON = []byte(`"url":"/"`)
+)
 
 // site is what the function serves, read once.
 type site struct {
@@ -116,10 +120,8 @@ func read(files Files) (*site, error) {
 	if err != nil {
 		return nil, fmt.Errorf("docs: %s: %w", files.Schema, err)
 	}
-	for _, d := range [][]byte{doc, asJSON} {
-		if bytes.Count(d, []byte(`"`+documentedServer+`"`))+bytes.Count(d, []byte("url: "+documentedServer+"\n")) != 1 {
-			return nil, fmt.Errorf("docs: %s must name %s as its one server", files.Schema, documentedServer)
-		}
+	if bytes.Count(doc, documentedServerYAML) != 1 || bytes.Count(asJSON, documentedServerJSON) != 1 {
+		return nil, fmt.Errorf("docs: %s must name / as its one server", files.Schema)
 	}
 	s := &site{yaml: doc, json: asJSON, assets: map[string]asset{}}
 	for name, contentType := range uiFiles {
@@ -173,21 +175,22 @@ func schema(w http.ResponseWriter, r *http.Request, load func() (*site, error)) 
 	if contentType == SchemaJSON {
 		body = s.json
 	}
-	write(w, contentType, "no-cache", withServer(body, r))
+	write(w, contentType, "no-cache", withServer(body, r, contentType == SchemaJSON))
 	return nil
 }
 
-// withServer is doc with its server replaced by the base URL of r, written as a JSON string (which
-// YAML reads as the same string), so that no Host header can change the document's structure.
-func withServer(doc []byte, r *http.Request) []byte {
-	u := httpapi.RequestURL(r)
-	base := (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: httpapi.BasePath(r.Context())}).String()
-	if base == documentedServer {
+// withServer is doc with its server replaced by the base path of r, written as a JSON string (which
+// YAML reads as the same string).
+func withServer(doc []byte, r *http.Request, asJSON bool) []byte {
+	base := httpapi.BasePath(r.Context())
+	if base == "" {
 		return doc
 	}
 	server, _ := json.Marshal(base)
-	doc = bytes.Replace(doc, []byte("url: "+documentedServer+"\n"), append(append([]byte("url: "), server...), '\n'), 1)
-	return bytes.Replace(doc, []byte(`"`+documentedServer+`"`), server, 1)
+	if asJSON {
+		return bytes.Replace(doc, documentedServerJSON, append([]byte(`"url":`), server...), 1)
+	}
+	return bytes.Replace(doc, documentedServerYAML, append(append([]byte("\n  - url: "), server...), '\n'), 1)
 }
 
 func docsPage(w http.ResponseWriter, r *http.Request, load func() (*site, error)) error {

@@ -327,21 +327,21 @@ func TestResponsesFitAPIGateway(t *testing.T) {
 	}
 }
 
-// TestSchemaNamesTheServerThatServedIt: as drf-spectacular, the schema's one server is the base URL the
-// client called (scheme, host, stage), so that the docs page's "Try it out" calls the API that served it,
-// wherever that is; from make run's own address the document is openapi.yaml as it is.
+// TestSchemaNamesTheServerThatServedIt: the schema's one server is the base path the client called,
+// relative, so that the docs page's "Try it out" and clients generated from the served document call the
+// API that served it, wherever that is, and no Host the request carried is written into the document;
+// where there is no base path the document is openapi.yaml as it is ("/").
 func TestSchemaNamesTheServerThatServedIt(t *testing.T) {
 	gw := api(t, repoFiles(t))
 	for _, tc := range []struct {
 		url, proto, want string
 	}{
-		{"http://127.0.0.1:3000/api/schema/", "", "http://127.0.0.1:3000"},
-		{"http://127.0.0.1:3000/Prod/api/schema/", "", "http://127.0.0.1:3000/Prod"},
-		{"http://localhost:3100/api/schema/?format=json", "", "http://localhost:3100"},
-		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/", "https",
-			"https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
-		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/?format=json", "https",
-			"https://abc123.execute-api.eu-west-1.amazonaws.com/Prod"},
+		{"http://127.0.0.1:3000/api/schema/", "", "/"},
+		{"http://127.0.0.1:3000/Prod/api/schema/", "", "/Prod"},
+		{"http://localhost:3100/api/schema/?format=json", "", "/"},
+		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/", "https", "/Prod"},
+		{"http://abc123.execute-api.eu-west-1.amazonaws.com/Prod/api/schema/?format=json", "https", "/Prod"},
+		{"http://evil.example/Prod/api/schema/", "", "/Prod"},
 	} {
 		req := httptest.NewRequest(http.MethodGet, tc.url, nil)
 		if tc.proto != "" {

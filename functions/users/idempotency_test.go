@@ -31,7 +31,7 @@ func TestIdempotencyKeyReplaysTheCreate(t *testing.T) {
 		t.Fatalf("first: %d %s", first.Status, first.Body)
 	}
 	id := first.Object(t)["id"].(string)
-	want := `{"id": "` + id + `", "email": "kay@example.com", "first_name": "Kay", "last_name": null}`
+	want := `{"id": "` + id + `", "email": "kay@example.com", "first_name": "Kay", "last_name": ""}`
 	first.Expect(t, 201, want)
 	users := len(f.db.Items(t, "USER#"))
 

@@ -46,7 +46,7 @@ func TestLookAlikeEmailsAreOtherAccounts(t *testing.T) {
 						"password": a.password, "confirm_password": a.password}))
 					a.id, _ = resp.Object(t)["id"].(string)
 					resp.Expect(t, 201, testkit.MustJSON(t, map[string]any{"id": a.id, "email": a.email,
-						"first_name": nil, "last_name": nil}))
+						"first_name": "", "last_name": ""}))
 				}
 				if look.id == twin.id {
 					t.Fatalf("one account for %q and %q", look.email, twin.email)

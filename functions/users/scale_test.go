@@ -97,7 +97,7 @@ func TestHundredConcurrentCreatesOfOneEmail(t *testing.T) {
 	at := strings.LastIndex(sent, "@")
 	stored := sent[:at] + strings.ToLower(sent[at:])
 	id, _ := out[winner].Object(t)["id"].(string)
-	out[winner].Expect(t, 201, `{"id": "`+id+`", "email": "`+stored+`", "first_name": null, "last_name": null}`)
+	out[winner].Expect(t, 201, `{"id": "`+id+`", "email": "`+stored+`", "first_name": "", "last_name": ""}`)
 	for _, v := range []string{email, strings.ToUpper(email), sent} {
 		u, err := f.db.UserByEmail(t, v)
 		if err != nil || u.ID != id || u.Email != stored {

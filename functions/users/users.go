@@ -90,8 +90,17 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	return nil
 }
 
+// created is the create's answer. A user stored with a null name (by the fixture loader) shows "", as
+// its login does.
 func created(u domain.User) createResponse {
-	return createResponse{ID: u.ID, Email: u.Email, FirstName: u.FirstName, LastName: u.LastName}
+	return createResponse{ID: u.ID, Email: u.Email, FirstName: blankIfNull(u.FirstName), LastName: blankIfNull(u.LastName)}
+}
+
+func blankIfNull(s *string) *string {
+	if s == nil {
+		return new(string)
+	}
+	return s
 }
 
 // replay answers a create repeated with its Idempotency-Key (SPEC §9): the user it created, as it is
@@ -121,7 +130,9 @@ func readCreate(body *httpapi.Body) (domain.User, string, error) {
 	if emailOK {
 		u.Email = domain.NormalizeEmail(*email)
 	}
-	u.FirstName, u.LastName = first, last
+	// A name not given, or null, is stored as Django's AbstractUser keeps one: blank, never null. So the
+	// create's answer and every later read of the user (login) show the same "".
+	u.FirstName, u.LastName = blankIfNull(first), blankIfNull(last)
 	if plainOK && confirmOK && *plain != *confirm {
 		body.Fail("confirm_password", "Passwords do not match.")
 	}

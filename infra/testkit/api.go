@@ -102,7 +102,9 @@ func (req Request) HTTP() *http.Request {
 	return r
 }
 
-// Do sends req through h (a Gateway) and checks the response against openapi.yaml.
+// Do sends req through h (a Gateway) and holds the exchange to openapi.yaml both ways
+// (contract.ValidateExchange): the response must be one the document describes, and a request the
+// document forbids must not succeed.
 //
 // Every secret the request and response carry (the bearer token, passwords of the body, tokens of the
 // response) is registered for Main's search of the logs; the URL is public text (see secretSet).
@@ -118,7 +120,9 @@ func Do(tb testing.TB, h http.Handler, req Request) Response {
 		}
 	}
 	w := httptest.NewRecorder()
-	h.ServeHTTP(w, req.HTTP())
+	sent := req.HTTP()
+	header := sent.Header.Clone() // before the handler sees (and may change) the request
+	h.ServeHTTP(w, sent)
 	resp := Response{Status: w.Code, Header: w.Header(), Body: w.Body.Bytes()}
 	secrets.responseBody(resp.Body)
 	u, err := url.Parse(req.Path)
@@ -130,7 +134,9 @@ func Do(tb testing.TB, h http.Handler, req Request) Response {
 	if i := strings.Index(path, "/api/"); i > 0 {
 		path = path[i:]
 	}
-	contract.Validate(tb, req.Method, path, u.Query(), resp.Status, resp.Header, resp.Body)
+	contract.ValidateExchange(tb,
+		contract.Request{Method: req.Method, Path: path, Query: u.Query(), Header: header, Body: []byte(req.Body)},
+		contract.Response{Status: resp.Status, Header: resp.Header, Body: resp.Body})
 	if resp.Header.Get("X-Request-Id") == "" {
 		tb.Fatalf("%s %s: response without X-Request-Id", req.Method, req.Path)
 	}

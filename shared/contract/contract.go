@@ -1,7 +1,8 @@
 // Package contract holds every handler test to openapi.yaml, the repository's published description of the
-// seed interface. Tests call Validate on each response they observe, so a handler cannot drift from the
-// document that clients are given: a renamed field, a wrong type, a missing required field, an undeclared
-// status or a non-JSON error fails the test that produced it.
+// seed interface. Tests call ValidateExchange on each request they send with its answer (Validate on an
+// answer alone), so a handler cannot drift from the document that clients are given: a renamed field, a
+// wrong type, a missing required field, an undeclared status or a non-JSON error fails the test that
+// produced it, and so does a request the document forbids that the API answered with success.
 package contract
 
 import (
@@ -143,7 +144,8 @@ func (s *spec) operations() []Operation {
 
 // Validate checks one exchange against openapi.yaml: the operation must exist for (method, path) — the
 // path may be given with or without its trailing slash and with a stage prefix already stripped — and the
-// response status, headers (Content-Type application/json) and body must match that operation's declared
+// response status, headers (Content-Type application/json, or the text type the operation declares, such
+// as the schema's YAML) and body must match that operation's declared
 // response for the status. Exchanges with no declared operation (an unknown path, or a method the path does
 // not have) are the service's 404 and 405: their body must be a DRF {"detail": "..."} error. It calls
 // tb.Fatalf on any mismatch, with the body in the message, so the failing test names the exchange.
@@ -176,19 +178,21 @@ func (s *spec) check(method, path string, query url.Values, status int, header h
 		}
 		return nil
 	}
-	if err := checkJSONContentType(header); err != nil {
-		return err
-	}
-	// kin-openapi decodes only the first JSON value of a body; a body with trailing bytes is still broken.
-	if !json.Valid(body) {
-		return errors.New("body is not a single valid JSON value")
-	}
 	route, params, err := s.findRoute(method, path, query)
 	switch {
 	case errors.Is(err, routers.ErrPathNotFound), errors.Is(err, routers.ErrMethodNotAllowed):
+		if err := checkJSON(header, body); err != nil {
+			return err
+		}
 		return s.checkUndeclared(status, body)
 	case err != nil:
 		return fmt.Errorf("routing: %w", err)
+	}
+	if text, err := declaredText(route, status, header); err != nil || text {
+		return err
+	}
+	if err := checkJSON(header, body); err != nil {
+		return err
 	}
 	opts := &openapi3filter.Options{
 		IncludeResponseStatus: true,
@@ -247,6 +251,41 @@ func (s *spec) checkUndeclared(status int, body []byte) error {
 		return fmt.Errorf("undeclared operation: body is not a DRF {\"detail\": \"...\"} error: %w", err)
 	}
 	return nil
+}
+
+// checkJSON holds a response to JSON: its Content-Type and a body of one JSON value (kin-openapi decodes
+// only the first JSON value of a body; a body with trailing bytes is still broken).
+func checkJSON(header http.Header, body []byte) error {
+	if err := checkJSONContentType(header); err != nil {
+		return err
+	}
+	if !json.Valid(body) {
+		return errors.New("body is not a single valid JSON value")
+	}
+	return nil
+}
+
+// declaredText reports whether the response is one of the operation's text answers (the schema as YAML,
+// the docs page and its files): a media type other than JSON that the operation declares for the status
+// with a string schema, whose body the schema cannot say more about. Any other media type but JSON's
+// (and the +json of the schema's JSON form) is an error.
+func declaredText(route *routers.Route, status int, header http.Header) (bool, error) {
+	mediaType, _, err := mime.ParseMediaType(header.Get("Content-Type"))
+	if err != nil || mediaType == "application/json" || strings.HasSuffix(mediaType, "+json") {
+		return false, nil // checkJSON names the fault, if any
+	}
+	resp := route.Operation.Responses.Status(status)
+	if resp == nil || resp.Value == nil {
+		return false, nil // ValidateResponse names the undeclared status
+	}
+	content := resp.Value.Content.Get(mediaType)
+	if content == nil || content.Schema == nil || content.Schema.Value == nil {
+		return false, fmt.Errorf("operation %s %s declares no %s answer for %d", route.Method, route.Path, mediaType, status)
+	}
+	if !content.Schema.Value.Type.Is("string") {
+		return false, fmt.Errorf("operation %s %s declares a %s answer that is not text", route.Method, route.Path, mediaType)
+	}
+	return true, nil
 }
 
 // checkJSONContentType enforces the transport rule that every response is application/json, whatever the

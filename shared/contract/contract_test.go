@@ -59,8 +59,9 @@ func TestSpecLoadsAndValidates(t *testing.T) {
 	if got := s.doc.OpenAPI; got != "3.0.3" {
 		t.Errorf("openapi version = %q, want 3.0.3", got)
 	}
-	if len(s.doc.Servers) != 1 || s.doc.Servers[0].URL != "http://127.0.0.1:3000" {
-		t.Errorf("servers = %v, want one http://127.0.0.1:3000", s.doc.Servers)
+	// Relative: a client generated from the file hard-codes no address.
+	if len(s.doc.Servers) != 1 || s.doc.Servers[0].URL != "/" {
+		t.Errorf("servers = %v, want one /", s.doc.Servers)
 	}
 	// Validate once more on a fresh load, as a reader of the document would.
 	root, err := moduleRoot(".")
@@ -284,5 +285,100 @@ func TestValidate(t *testing.T) {
 	}
 	if !strings.Contains(r.fatal, body) {
 		t.Errorf("Fatalf message does not carry the body: %s", r.fatal)
+	}
+}
+
+// TestCheckExchange holds the validator to both directions: a request the document forbids must not be
+// answered with success, and a request it allows, or a forbidden one refused, is judged by its answer.
+func TestCheckExchange(t *testing.T) {
+	s := mustLoad(t)
+	bearer := http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"application/json"}}
+	list := url.Values{"content_type": {"report"}, "object_id": {uuid3}}
+	with := func(k, v string) url.Values {
+		q := url.Values{}
+		for key, vs := range list {
+			q[key] = vs
+		}
+		q.Set(k, v)
+		return q
+	}
+	page := `{"count":0,"next":null,"previous":null,"results":[]}`
+	written := `{"id":"` + uuid1 + `","content_type":"report","object_id":"` + uuid3 + `","tag":null,"text":"x","parent":null}`
+	created := func(body string) Request {
+		return Request{Method: "POST", Path: "/api/v1/comments/", Header: bearer, Body: []byte(body)}
+	}
+	ok200 := Response{Status: 200, Header: jsonHeader(), Body: []byte(page)}
+	ok201 := Response{Status: 201, Header: jsonHeader(), Body: []byte(written)}
+	bad400 := Response{Status: 400, Header: jsonHeader(), Body: []byte(`{"text":["Not a valid string."]}`)}
+	notFound := Response{Status: 404, Header: jsonHeader(), Body: []byte(`{"detail":"Invalid page."}`)}
+	tests := []struct {
+		name    string
+		req     Request
+		resp    Response
+		wantErr bool
+	}{
+		{"list allowed", Request{Method: "GET", Path: "/api/v1/comments/", Query: list, Header: bearer}, ok200, false},
+		{"page last", Request{Method: "GET", Path: "/api/v1/comments/", Query: with("page", "last"), Header: bearer}, ok200, false},
+		{"page_size ignored", Request{Method: "GET", Path: "/api/v1/comments/", Query: with("page_size", "abc"), Header: bearer}, ok200, false},
+		{"unknown ordering ignored", Request{Method: "GET", Path: "/api/v1/comments/", Query: with("ordering", "bogus"), Header: bearer}, ok200, false},
+		{"repeated parameter: the last counts", Request{Method: "GET", Path: "/api/v1/comments/",
+			Query: url.Values{"content_type": {"nope", "report"}, "object_id": {uuid3}}, Header: bearer}, ok200, false},
+		{"python spelling of a UUID", Request{Method: "GET", Path: "/api/v1/comments/",
+			Query: with("object_id", "{"+strings.ToUpper(uuid3)+"}"), Header: bearer}, ok200, false},
+		// The API drifting from the document: it accepts what the document forbids.
+		{"page not a number answered 200", Request{Method: "GET", Path: "/api/v1/comments/", Query: with("page", "first"),
+			Header: bearer}, ok200, true},
+		{"page not a number answered 404", Request{Method: "GET", Path: "/api/v1/comments/", Query: with("page", "first"),
+			Header: bearer}, notFound, false},
+		{"content_type not a choice answered 200", Request{Method: "GET", Path: "/api/v1/comments/",
+			Query: with("content_type", "nope"), Header: bearer}, ok200, true},
+		{"required query parameter missing answered 200", Request{Method: "GET", Path: "/api/v1/comments/",
+			Query: url.Values{"content_type": {"report"}}, Header: bearer}, ok200, true},
+		{"no token answered 200", Request{Method: "GET", Path: "/api/v1/comments/", Query: list}, ok200, true},
+		{"another scheme answered 200", Request{Method: "GET", Path: "/api/v1/comments/", Query: list,
+			Header: http.Header{"Authorization": {"Basic eDp5"}}}, ok200, true},
+		{"text as a number", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":5}`), ok201, false},
+		{"parent blank", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":"x","parent":""}`), ok201, false},
+		{"text a list answered 201", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":[]}`), ok201, true},
+		{"text a list answered 400", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":[]}`), bad400, false},
+		{"text blank answered 201", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":"  "}`), ok201, true},
+		{"text too long answered 201", created(`{"content_type":"report","object_id":"` + uuid3 + `","text":"` +
+			strings.Repeat("x", 100001) + `"}`), ok201, true},
+		{"missing required field answered 201", created(`{"content_type":"report","text":"x"}`), ok201, true},
+		{"body not JSON answered 201", Request{Method: "POST", Path: "/api/v1/comments/",
+			Header: http.Header{"Authorization": {"Bearer tok"}, "Content-Type": {"text/plain"}}, Body: []byte("x")}, ok201, true},
+		{"number out of float64's range is not judged", created(`{"content_type":"report","object_id":"` + uuid3 +
+			`","text":"x","tag":1e400}`), ok201, false},
+		{"PUT content_type not a choice answered 200", Request{Method: "PUT", Path: "/api/v1/comments/" + uuid1 + "/",
+			Header: bearer, Body: []byte(`{"content_type":"dataset","object_id":"` + uuid3 + `"}`)},
+			Response{Status: 200, Header: jsonHeader(), Body: []byte(written)}, true},
+		{"PATCH invitation without a body", Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + uuid1 + "/",
+			Header: http.Header{"Authorization": {"Bearer tok"}}},
+			Response{Status: 200, Header: jsonHeader(), Body: []byte(fmt.Sprintf(invitation, 0))}, false},
+		{"PATCH invitation status as text", Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + uuid1 + "/",
+			Header: bearer, Body: []byte(`{"status":"1"}`)},
+			Response{Status: 200, Header: jsonHeader(), Body: []byte(fmt.Sprintf(invitation, 0))}, false},
+		{"PATCH invitation status out of range answered 200", Request{Method: "PATCH",
+			Path: "/api/v1/organization-invitations/" + uuid1 + "/", Header: bearer, Body: []byte(`{"status":7}`)},
+			Response{Status: 200, Header: jsonHeader(), Body: []byte(fmt.Sprintf(invitation, 0))}, true},
+		// The document drifting from the API's answers is still caught on a valid request.
+		{"allowed request, undeclared answer", Request{Method: "GET", Path: "/api/v1/comments/", Query: list, Header: bearer},
+			Response{Status: 200, Header: jsonHeader(), Body: []byte(`{"count":0}`)}, true},
+		{"schema as YAML text", Request{Method: "GET", Path: "/api/schema/"},
+			Response{Status: 200, Header: http.Header{"Content-Type": {"application/vnd.oai.openapi"}}, Body: []byte("openapi: 3.0.3\n")}, false},
+		{"schema as an undeclared type", Request{Method: "GET", Path: "/api/schema/"},
+			Response{Status: 200, Header: http.Header{"Content-Type": {"text/plain"}}, Body: []byte("openapi: 3.0.3\n")}, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			err := s.checkExchange(tt.req, tt.resp)
+			if err != nil {
+				t.Logf("checkExchange: %v", err)
+			}
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("checkExchange() error = %v, wantErr %v", err, tt.wantErr)
+			}
+		})
 	}
 }

@@ -146,19 +146,16 @@ func (p Page) Links(r *http.Request) (next, previous *string) {
 }
 
 // RequestURL is the absolute URL the client used, as Django's build_absolute_uri sees it behind a
-// proxy: the scheme from X-Forwarded-Proto (its first value; anything but https is http), the Host
-// header, and the API Gateway base path (the stage, "/Prod") the router stripped.
+// proxy: the scheme from X-Forwarded-Proto (its first value; anything but https is http), the host the
+// client called (calledHost), and the base path the router stripped (the stage "/Prod" through the
+// execute-api URL, a custom domain's base path mapping) in front of the resource's path.
 func RequestURL(r *http.Request) *url.URL {
 	scheme := "http"
 	proto, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ",")
 	if strings.TrimSpace(proto) == "https" {
 		scheme = "https"
 	}
-	host := r.Header.Get("Host")
-	if host == "" {
-		host = r.Host
-	}
-	return &url.URL{Scheme: scheme, Host: host, Path: BasePath(r.Context()) + r.URL.Path, RawQuery: r.URL.RawQuery}
+	return &url.URL{Scheme: scheme, Host: calledHost(r), Path: BasePath(r.Context()) + r.URL.Path, RawQuery: r.URL.RawQuery}
 }
 
 // withQueryParam is DRF's replace_query_param (value set) and remove_query_param (value ""): the query

@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/awslabs/aws-lambda-go-api-proxy/core"
-	"github.com/google/uuid"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/metrics"
 )
@@ -119,11 +118,12 @@ func splitPath(p string) []string {
 // panic into DRF's 500.
 func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	start := time.Now()
-	reqID, base := gatewayContext(r)
+	reqID, called := gatewayContext(r)
 	log := rt.log.With("request_id", reqID)
 	ctx, cancel := context.WithDeadline(r.Context(), rt.deadline(r.Context(), start))
 	defer cancel()
-	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: base, metrics: rt.metrics})
+	ctx = context.WithValue(ctx, ctxKey{}, requestInfo{id: reqID, log: log, basePath: called.base, host: called.host,
+		metrics: rt.metrics})
 	r = r.WithContext(ctx)
 	w.Header().Set("X-Request-Id", reqID)
 	preflight := rt.cors(w.Header(), r)
@@ -135,7 +135,14 @@ func (rt *Router) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		log.Info("request", "method", r.Method, "path", r.URL.Path, "status", rec.status,
 			"duration_ms", time.Since(start).Milliseconds())
 	}()
-	path := strings.TrimPrefix(r.URL.Path, base)
+	// Behind a custom domain the event's path carries the base path mapping too; handlers, and the links
+	// they build (BasePath + the resource's path), see the resource's path alone.
+	path := called.resourcePath(r.URL.Path)
+	if path != r.URL.Path {
+		u := *r.URL
+		u.Path, u.RawPath = path, ""
+		r.URL = &u
+	}
 	err := rt.dispatch(rec, r, path, preflight)
 	if err == nil && rec.status == 0 {
 		err = fmt.Errorf("handler for %s %s wrote no response", r.Method, path)
@@ -227,26 +234,6 @@ func match(pattern, path []string) (map[string]string, bool) {
 	return params, true
 }
 
-// gatewayContext returns API Gateway's request id and the base path (stage or custom-domain mapping)
-// in front of the resource path, when the request came through API Gateway. The base path is the one
-// place the stage is known: the router strips it and pagination links put it back.
-func gatewayContext(r *http.Request) (reqID, base string) {
-	gw, ok := core.GetAPIGatewayContextFromContext(r.Context())
-	if ok && gw.RequestID != "" {
-		reqID = gw.RequestID
-	} else {
-		reqID = uuid.NewString()
-	}
-	if ok && gw.Path != "" && gw.ResourcePath != "" {
-		// requestContext.path is the path the client used ("/Prod/api/v1/comments/"); the event's path
-		// is what the resource matched. What the former has in front of the latter is the base path.
-		if i := strings.Index(gw.Path, "/api/"); i > 0 {
-			base = gw.Path[:i]
-		}
-	}
-	return reqID, base
-}
-
 // SourceIP returns the caller's address as API Gateway saw it (requestContext.identity.sourceIp: the
 // connection's, which a client cannot forge the way it can X-Forwarded-For); empty outside API Gateway.
 func SourceIP(ctx context.Context) string {
@@ -262,6 +249,7 @@ type requestInfo struct {
 	id       string
 	log      *slog.Logger
 	basePath string
+	host     string // the domain the client called, as API Gateway says; "" outside it
 	metrics  *metrics.Recorder
 }
 
@@ -279,8 +267,9 @@ func Logger(ctx context.Context) *slog.Logger { return info(ctx).log }
 // RequestID returns the id of the request (API Gateway's where there is one).
 func RequestID(ctx context.Context) string { return info(ctx).id }
 
-// BasePath returns what the client's URL had in front of /api/ (the API Gateway stage, "/Prod"), empty
-// locally.
+// BasePath returns what the client's path had in front of the resource's path: the API Gateway stage
+// ("/Prod") through the execute-api URL, the base path mapping ("/reports") behind a custom domain,
+// empty at a custom domain's root and locally without a stage.
 func BasePath(ctx context.Context) string { return info(ctx).basePath }
 
 // headWriter answers HEAD: the headers and status of GET, no body.
