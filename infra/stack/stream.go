@@ -16,8 +16,8 @@ import (
 	"github.com/reportingplatform/api/shared/awsenv"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/metrics"
 	sharedmail "github.com/reportingplatform/api/shared/mail"
+	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // StreamHandler is what Lambda invokes for a batch of a DynamoDB Stream's records.
@@ -65,7 +65,7 @@ type StreamReader struct {
 }
 
 type shardState struct {
-	iterator *string                     // the next GetRecords; nil once the shard is closed and read
+	iterator *string                      // the next GetRecords; nil once the shard is closed and read
 	pending  []events.DynamoDBEventRecord // records read but not yet delivered (a failure's retry)
 	retries  int
 }
