@@ -122,7 +122,9 @@ func (f *fixture) handle(t *testing.T, ev events.DynamoDBEvent) events.DynamoDBE
 	return resp
 }
 
-func (f *fixture) counted(metric string) int { return strings.Count(f.metrics.String(), `"`+metric+`":1`) }
+func (f *fixture) counted(metric string) int {
+	return strings.Count(f.metrics.String(), `"`+metric+`":1`)
+}
 
 // The sample event sends the newcomer's e-mail, composed as the create composes it, records it, and
 // counts it as sent late; the same record delivered again (Lambda's retry) sends nothing.
