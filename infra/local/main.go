@@ -2,7 +2,8 @@
 // in DynamoDB Local when missing, loads the demo fixture when it created the table, and serves the routes
 // of template.yaml, turning each request into the API Gateway event the deployed function receives and
 // handing it to that function's handler through aws-lambda-go-api-proxy, as in AWS. The functions of
-// template.yaml's Schedule events it runs at their rate, as EventBridge does.
+// template.yaml's Schedule events it runs at their rate, as EventBridge does, and the function on the
+// table's stream it hands DynamoDB Local's stream records, as Lambda's event source mapping does.
 package main
 
 import (
@@ -62,7 +63,11 @@ func run(demoPath, stage string) error {
 	if err != nil {
 		return err
 	}
-	printBanner(env.Config.APIAddr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes, scheduled)
+	streamed, err := streams(ctx, env)
+	if err != nil {
+		return err
+	}
+	printBanner(env.Config.APIAddr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes, scheduled, streamed)
 	select {
 	case err := <-errc:
 		return err
@@ -114,7 +119,8 @@ func loadDemo(ctx context.Context, env service.Env, path string) error {
 	return nil
 }
 
-func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule) {
+func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule,
+	streamed []string) {
 	base := "http://" + addr
 	fmt.Printf(`
 Reporting Platform API on %[1]s  (table %[2]q in DynamoDB Local at %[3]s)
@@ -128,6 +134,9 @@ Routes from template.yaml:
 	}
 	for _, s := range scheduled {
 		fmt.Printf("  %-52s -> %s\n", s.Expression, s.Function)
+	}
+	for _, fn := range streamed {
+		fmt.Printf("The table's stream (read from DynamoDB Local as Lambda reads it) -> %s\n", fn)
 	}
 	fmt.Printf(`
 API docs, every operation in a browser: %[1]s/api/docs/  (the OpenAPI document: %[1]s/api/schema/)
