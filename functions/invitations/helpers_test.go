@@ -80,7 +80,12 @@ func newWorld(t *testing.T) *world {
 // newWorldOver is newWorld with the invitations function's store made by store from the table's.
 func newWorldOver(t *testing.T, store func(*dynamo.Store) domain.InvitationStore) *world {
 	t.Helper()
-	db := testkit.NewDB(t)
+	return newWorldOn(t, testkit.NewDB(t), store)
+}
+
+// newWorldOn is newWorldOver on the table of db.
+func newWorldOn(t *testing.T, db *testkit.DB, store func(*dynamo.Store) domain.InvitationStore) *world {
+	t.Helper()
 	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{},
 		tokens: map[string]string{}, versions: map[string]int64{}}
 	log := testkit.Log(t)

@@ -21,6 +21,12 @@ import (
 	"github.com/reportingplatform/api/shared/metrics"
 )
 
+// newStreamWorld is newWorld on a table with its stream on, as template.yaml declares it.
+func newStreamWorld(t *testing.T) *world {
+	t.Helper()
+	return newWorldOn(t, testkit.NewDBWithStream(t), func(s *dynamo.Store) domain.InvitationStore { return s })
+}
+
 // mailStream is MailFunction over the world's table's stream, read as make run reads it (infra/stack's
 // StreamReader: DescribeStream, GetShardIterator, GetRecords, each batch handed over as the
 // events.DynamoDBEvent Lambda sends), sending into the world's mailbox.
@@ -145,7 +151,7 @@ func (w *world) expectSentByStream(t *testing.T, want shape) {
 // SPEC §9: SES refusing the create's e-mail leaves email_sent false and the 201 standing; the stream
 // retries the e-mail while SES still refuses it, sends it once SES takes it, and records it.
 func TestStreamSendsWhatSESRefused(t *testing.T) {
-	w := newWorld(t)
+	w := newStreamWorld(t)
 	stream := w.newMailStream(t)
 	email := "refused-" + uuid.NewString()[:8] + "@example.com"
 	w.mail.fail(true)
@@ -180,7 +186,7 @@ func (s lostCreate) CreateInvitation(ctx context.Context, inv domain.Invitation,
 
 // SPEC §9: a create answered 503 whose invitation exists gets its e-mail from the stream, once.
 func TestStreamSendsTheEmailOfACreateAnswered503(t *testing.T) {
-	w := newWorldOver(t, func(s *dynamo.Store) domain.InvitationStore { return lostCreate{s} })
+	w := newWorldOn(t, testkit.NewDBWithStream(t), func(s *dynamo.Store) domain.InvitationStore { return lostCreate{s} })
 	stream := w.newMailStream(t)
 	email := "lost-" + uuid.NewString()[:8] + "@example.com"
 	resp := w.post(t, w.token(t, w.admin), fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, email))
@@ -206,7 +212,7 @@ func TestStreamSendsTheEmailOfACreateAnswered503(t *testing.T) {
 // SPEC §9: the retry of a create with its Idempotency-Key sends nothing itself; the e-mail the first
 // request could not send comes from the stream, once, and a later retry shows it sent.
 func TestStreamSendsTheEmailAKeyedReplayDoesNot(t *testing.T) {
-	w := newWorld(t)
+	w := newStreamWorld(t)
 	stream := w.newMailStream(t)
 	admin := w.token(t, w.admin)
 	email := "replayed-" + uuid.NewString()[:8] + "@example.com"
@@ -237,7 +243,7 @@ func TestStreamSendsTheEmailAKeyedReplayDoesNot(t *testing.T) {
 // when the whole stream is delivered again (a second reader from the oldest record: Lambda's retry of
 // records already handled).
 func TestStreamSendsNothingTwice(t *testing.T) {
-	w := newWorld(t)
+	w := newStreamWorld(t)
 	stream := w.newMailStream(t)
 	email := "sent-" + uuid.NewString()[:8] + "@example.com"
 	resp := w.post(t, w.token(t, w.admin), fmt.Sprintf(`{"organization_id": %q, "email": %q}`, w.acme.ID, email))

@@ -47,6 +47,10 @@ func run(demoPath, stage string) error {
 	if err != nil {
 		return err
 	}
+	// Before the demo data, so that its invitation whose e-mail was never sent goes through the stream too.
+	if err := fixture.EnsureStream(ctx, env.Client, env.Config.TableName); err != nil {
+		return err
+	}
 	if created && demoPath != "" {
 		if err := loadDemo(ctx, env, demoPath); err != nil {
 			return err

@@ -17,7 +17,7 @@ import (
 // make run reads DynamoDB Local's stream as Lambda reads the table's and hands it to MailFunction: the
 // demo's invitation whose e-mail was never sent gets it in the outbox, once, and is recorded as sent.
 func TestMakeRunSendsWhatTheStreamCarries(t *testing.T) {
-	db := testkit.NewDB(t)
+	db := testkit.NewDBWithStream(t)
 	// Saved a minute ago: the saving request's window (mail.Window) is over, nothing to wait for.
 	db.LoadDemo(t, time.Now().Add(-time.Minute), 7*24*time.Hour)
 	outbox := t.TempDir()
