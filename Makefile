@@ -4,7 +4,7 @@
 
 GO          ?= go
 DDB         := infra/scripts/dynamodb-local.sh
-FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction ExpiriesFunction
+FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction DocsFunction ExpiriesFunction MailFunction
 # The flags of every Lambda bootstrap; infra/coldstart reads this line too, so each flag is one word.
 # -ldflags=-s leaves out the symbol table and implies -w (no DWARF). The -gcflags turn inlining off but in
 # the runtime and x/crypto (argon2id's loops): smaller bootstraps, and make bench shows no cost in time
@@ -80,6 +80,9 @@ build-DocsFunction:
 # The scheduled function that records expiries (EventBridge; no route).
 build-ExpiriesFunction:
 	$(call build_function,expiries)
+# The function the table's stream invokes: the invitation e-mails the requests did not send (no route).
+build-MailFunction:
+	$(call build_function,mail)
 
 define build_function
 	mkdir -p $(ARTIFACTS_DIR)

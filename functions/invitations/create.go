@@ -142,7 +142,7 @@ func (h *handler) create(w http.ResponseWriter, r *http.Request) (err error) {
 	if err != nil {
 		return err
 	}
-	inv.EmailSent = h.send(ctx, inv, draft.Organization.Name, caller)
+	inv.EmailSent = h.send(ctx, inv)
 	httpapi.WriteJSON(w, http.StatusCreated, newInvitationResponse(inv, inv.CreatedAt))
 	return nil
 }
@@ -193,15 +193,11 @@ func hasPending(invs []domain.Invitation, now time.Time) bool {
 }
 
 // send hands the invitation e-mail over and records it (SPEC §10). A failure is logged and leaves
-// email_sent false; the invitation stands (the 201 is not undone by a mail problem).
-func (h *handler) send(ctx context.Context, inv domain.Invitation, orgName string, inviter domain.User) bool {
+// email_sent false; the invitation stands (the 201 is not undone by a mail problem), and MailFunction
+// sends it from the table's stream once this request can no longer (SPEC §9, mail.Window).
+func (h *handler) send(ctx context.Context, inv domain.Invitation) bool {
 	log := httpapi.Logger(ctx)
-	mail := domain.InvitationMail{
-		To: inv.Email, FirstName: inv.FirstName, LastName: inv.LastName, OrganizationName: orgName,
-		InviterName: inviter.FullName(), InviterEmail: inviter.Email, Role: inv.Role, Token: inv.Token,
-		ExpiresAt: inv.ExpiryDate,
-	}
-	if err := h.mailer.SendInvitation(ctx, mail); err != nil {
+	if err := h.mailer.SendInvitation(ctx, inv.Mail()); err != nil {
 		log.Warn("invitation e-mail not sent", "invitation_id", inv.ID, "error", err)
 		return false
 	}

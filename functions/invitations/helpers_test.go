@@ -74,13 +74,18 @@ func (m *mailbox) fail(on bool) { m.mu.Lock(); m.failing = on; m.mu.Unlock() }
 
 func newWorld(t *testing.T) *world {
 	t.Helper()
-	return newWorldOver(t, func(s *dynamo.Store) *dynamo.Store { return s })
+	return newWorldOver(t, func(s *dynamo.Store) domain.InvitationStore { return s })
 }
 
 // newWorldOver is newWorld with the invitations function's store made by store from the table's.
-func newWorldOver(t *testing.T, store func(*dynamo.Store) *dynamo.Store) *world {
+func newWorldOver(t *testing.T, store func(*dynamo.Store) domain.InvitationStore) *world {
 	t.Helper()
-	db := testkit.NewDB(t)
+	return newWorldOn(t, testkit.NewDB(t), store)
+}
+
+// newWorldOn is newWorldOver on the table of db.
+func newWorldOn(t *testing.T, db *testkit.DB, store func(*dynamo.Store) domain.InvitationStore) *world {
+	t.Helper()
 	w := &world{db: db, now: time.Now().UTC().Truncate(time.Microsecond), mail: &mailbox{},
 		tokens: map[string]string{}, versions: map[string]int64{}}
 	log := testkit.Log(t)

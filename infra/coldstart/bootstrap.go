@@ -28,6 +28,7 @@ var packages = map[string]string{
 	"CommentsFunction":    "./functions/comments/lambda",
 	"DocsFunction":        "./functions/docs/lambda",
 	"ExpiriesFunction":    "./functions/expiries/lambda",
+	"MailFunction":        "./functions/mail/lambda",
 	HelloWorld:            "./infra/coldstart/hello",
 }
 

@@ -18,6 +18,7 @@ import (
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/contract"
 )
 
@@ -32,6 +33,7 @@ type eventFile struct {
 	Status    int
 	Event     events.APIGatewayProxyRequest
 	Scheduled bool
+	Stream    bool // a DynamoDB Stream's batch: Status is the number of e-mails it sends
 	Raw       []byte
 }
 
@@ -61,6 +63,9 @@ func loadEventFiles(t *testing.T, root string) []eventFile {
 		f := eventFile{Name: name, Function: name[:strings.Index(name, "-")], Status: status}
 		var kind struct {
 			DetailType string `json:"detail-type"`
+			Records    []struct {
+				EventSource string `json:"eventSource"`
+			} `json:"Records"`
 		}
 		b, err := os.ReadFile(path)
 		if err == nil {
@@ -73,6 +78,7 @@ func loadEventFiles(t *testing.T, root string) []eventFile {
 			t.Fatalf("events/%s: %v", name, err)
 		}
 		f.Raw, f.Scheduled = b, kind.DetailType == "Scheduled Event"
+		f.Stream = len(kind.Records) > 0 && kind.Records[0].EventSource == "aws:dynamodb"
 		if !listed {
 			t.Errorf("events/expected.json has no status for %s", name)
 		}
@@ -101,6 +107,16 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 		if !covered {
 			t.Errorf("%s (%s) has no event in events/: add %s-%s-<what>.json and its status in events/expected.json",
 				r.Name(), r.Function, r.Function, strings.ToLower(r.Method))
+		}
+	}
+	streamed, err := stack.Streamed(nil, testkit.Log(t), config.Config{}, nil, time.Now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for fn := range streamed {
+		if !slices.ContainsFunc(files, func(f eventFile) bool { return f.Function == fn && f.Stream }) {
+			t.Errorf("%s is invoked by the table's stream and has no stream event in events/: add %s-stream.json "+
+				"and the e-mails it sends in events/expected.json", fn, fn)
 		}
 	}
 	for fn := range stack.Scheduled(nil, testkit.Log(t), time.Now) {
@@ -139,15 +155,28 @@ func TestEveryEventFileIsAnswered(t *testing.T) {
 	tokens := demoTokens(t, root, files, bins, env)
 
 	for _, b := range bins {
-		scheduled := slices.ContainsFunc(byFunction[b.Function], func(f eventFile) bool { return f.Scheduled })
+		alone := slices.ContainsFunc(byFunction[b.Function], func(f eventFile) bool { return f.Scheduled || f.Stream })
 		t.Run(b.Function, func(t *testing.T) {
-			if !scheduled {
+			if !alone {
 				t.Parallel() // the parallel subtests start once the loop is done
 			}
-			p := startProcess(t, b, env)
+			fnEnv := env
+			outbox := ""
+			if slices.ContainsFunc(byFunction[b.Function], func(f eventFile) bool { return f.Stream }) {
+				outbox = t.TempDir()
+				fnEnv = Settings{"OUTBOX_DIR": outbox}
+				for k, v := range env {
+					fnEnv[k] = v
+				}
+			}
+			p := startProcess(t, b, fnEnv)
 			for _, f := range byFunction[b.Function] {
 				if f.Scheduled {
 					answerScheduledEvent(t, p, f)
+					continue
+				}
+				if f.Stream {
+					answerStreamEvent(t, p, f, outbox)
 					continue
 				}
 				answerEventFile(t, p, f, tokens)
@@ -170,6 +199,25 @@ func answerScheduledEvent(t *testing.T, p *Process, f eventFile) {
 	}
 	if err := json.Unmarshal(res.Body, &got); err != nil || got.Recorded != f.Status {
 		t.Errorf("%s: answered %s (%v), want %d recorded", f.Name, res.Body, err, f.Status)
+	}
+}
+
+// answerStreamEvent sends f as Lambda's event source mapping does and checks that no record failed and
+// that the function sent as many e-mails (to its outbox) as events/expected.json says.
+func answerStreamEvent(t *testing.T, p *Process, f eventFile, outbox string) {
+	t.Helper()
+	res, err := p.API.Invoke(t.Context(), f.Raw)
+	if err != nil {
+		t.Fatalf("%s: %v\n%s", f.Name, err, p.Output())
+	}
+	if res.ErrorType != "" {
+		t.Fatalf("%s: function error %s: %s", f.Name, res.ErrorType, res.Body)
+	}
+	var got events.DynamoDBEventResponse
+	sent, _ := filepath.Glob(filepath.Join(outbox, "*.eml"))
+	if err := json.Unmarshal(res.Body, &got); err != nil || len(got.BatchItemFailures) != 0 || len(sent) != f.Status {
+		t.Errorf("%s: answered %s (%v) and sent %d e-mails, want no failures and %d", f.Name, res.Body, err,
+			len(sent), f.Status)
 	}
 }
 

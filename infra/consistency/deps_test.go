@@ -18,8 +18,8 @@ func TestNoFunctionLinksEagerSchemas(t *testing.T) {
 	t.Parallel()
 	_, root := loadTemplate(t)
 	mains, err := filepath.Glob(filepath.Join(root, "functions", "*", "lambda"))
-	if err != nil || len(mains) != 6 {
-		t.Fatalf("functions/*/lambda: %v %v, want the 6 functions' mains", mains, err)
+	if err != nil || len(mains) != 7 {
+		t.Fatalf("functions/*/lambda: %v %v, want the 7 functions' mains", mains, err)
 	}
 	args := []string{"list", "-deps", "-tags", "lambda.norpc"}
 	for _, m := range mains {

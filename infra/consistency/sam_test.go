@@ -286,7 +286,7 @@ func TestSAMTranslation(t *testing.T) {
 		}
 	})
 
-	t.Run("the invitation e-mail: SenderEmail, its variables and SES statement on InvitationsFunction only",
+	t.Run("the invitation e-mail: SenderEmail, its variables and SES statement on the senders only",
 		func(t *testing.T) {
 			if got := cfn.Conditions["HasSender"]; !reflect.DeepEqual(got,
 				want(t, `{"Fn::Not": [{"Fn::Equals": [{"Ref": "SenderEmail"}, ""]}]}`)) {
@@ -315,7 +315,9 @@ func TestSAMTranslation(t *testing.T) {
 						ses = append(ses, p)
 					}
 				}
-				if id == "InvitationsFunction" {
+				if senders[id] {
+					sesPolicy := sesPolicy
+					sesPolicy.(map[string]any)["Fn::If"].([]any)[1].(map[string]any)["PolicyName"] = id + "RolePolicy1"
 					if !reflect.DeepEqual(env["SENDER_EMAIL"], ref("SenderEmail")) ||
 						!reflect.DeepEqual(env["INVITATION_URL"], ref("InvitationUrl")) {
 						t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v; want the parameters", id, env["SENDER_EMAIL"],
@@ -327,8 +329,8 @@ func TestSAMTranslation(t *testing.T) {
 					continue
 				}
 				if env["SENDER_EMAIL"] != nil || env["INVITATION_URL"] != nil || len(ses) != 0 {
-					t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v, SES policies %v; only InvitationsFunction sends e-mail",
-						id, env["SENDER_EMAIL"], env["INVITATION_URL"], ses)
+					t.Errorf("%s: SENDER_EMAIL %v, INVITATION_URL %v, SES policies %v; only %v send e-mail",
+						id, env["SENDER_EMAIL"], env["INVITATION_URL"], ses, senders)
 				}
 			}
 		})
@@ -432,7 +434,8 @@ func rolePermissions(t *testing.T, id string, policies any) map[permission]bool 
 			for _, r := range resources {
 				name := resourceName(r)
 				if name == "" {
-					t.Errorf("%s: a resource that is neither the table nor one of its indexes: %v", id, r)
+					t.Errorf("%s: a resource that is neither the table, its stream, one of its indexes nor a resource "+
+						"of the template: %v", id, r)
 					continue
 				}
 				for _, a := range actions {
@@ -451,6 +454,12 @@ func resourceName(r any) string {
 	}
 	if sub, ok := m["Fn::Sub"].(string); ok && strings.HasPrefix(sub, "${Table.Arn}/index/") {
 		return "index/" + strings.TrimPrefix(sub, "${Table.Arn}/index/")
+	}
+	if sub, ok := m["Fn::Sub"].(string); ok && sub == "${Table.Arn}/stream/*" {
+		return "stream"
+	}
+	if getAtt, ok := m["Fn::GetAtt"].([]any); ok && len(getAtt) == 2 && getAtt[1] == "Arn" {
+		return fmt.Sprintf("resource %v", getAtt[0])
 	}
 	return ""
 }

@@ -44,7 +44,10 @@ type template struct {
 }
 
 type tableProps struct {
-	BillingMode          string `yaml:"BillingMode"`
+	BillingMode         string `yaml:"BillingMode"`
+	StreamSpecification struct {
+		StreamViewType string `yaml:"StreamViewType"`
+	} `yaml:"StreamSpecification"`
 	AttributeDefinitions []struct {
 		AttributeName string `yaml:"AttributeName"`
 		AttributeType string `yaml:"AttributeType"`
@@ -165,6 +168,10 @@ func TestTemplateTableMatchesTheStore(t *testing.T) {
 				w.Projection.ProjectionType, w.Projection.NonKeyAttributes)
 		}
 	}
+	if got.StreamSpecification.StreamViewType != string(want.StreamSpecification.StreamViewType) {
+		t.Errorf("StreamSpecification %+v, store's stream view %s", got.StreamSpecification,
+			want.StreamSpecification.StreamViewType)
+	}
 	if !got.TimeToLiveSpecification.Enabled || got.TimeToLiveSpecification.AttributeName != dynamo.TTLAttribute {
 		t.Errorf("TTL %+v, store's TTL attribute %q", got.TimeToLiveSpecification, dynamo.TTLAttribute)
 	}
@@ -209,8 +216,9 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 			t.Errorf("build-%s builds functions/%s/lambda, which has no main.go", id, target[1])
 		}
 	}
-	if functions != 6 {
-		t.Errorf("%d functions in template.yaml, want 6 (auth, users, invitations, comments, docs, expiries)", functions)
+	if functions != 7 {
+		t.Errorf("%d functions in template.yaml, want 7 (auth, users, invitations, comments, docs, expiries, mail)",
+			functions)
 	}
 	if !strings.Contains(string(makefile), "CGO_ENABLED=0 GOOS=linux GOARCH=arm64 $(GO) build $(GOFLAGS_LAMBDA)") ||
 		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {

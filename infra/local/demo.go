@@ -47,6 +47,10 @@ func prepareTable(ctx context.Context, env service.Env, demoPath string, within 
 		if _, err := fixture.EnsureTable(ctx, client, table); err != nil {
 			return err
 		}
+		// Before the demo data, so that its invitation whose e-mail was never sent goes through the stream.
+		if err := fixture.EnsureStream(ctx, client, table); err != nil {
+			return err
+		}
 		if demoPath == "" {
 			return nil
 		}

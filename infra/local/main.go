@@ -2,7 +2,9 @@
 // in DynamoDB Local when missing, loads the demo fixture until a start has loaded it to the end, and
 // serves the routes of template.yaml, turning each request into the API Gateway event the deployed
 // function receives and handing it to that function's handler through aws-lambda-go-api-proxy, as in
-// AWS. The functions of template.yaml's Schedule events it runs at their rate, as EventBridge does.
+// AWS. The functions of template.yaml's Schedule events it runs at their rate, as EventBridge does, and
+// the function on the table's stream it hands DynamoDB Local's stream records, as Lambda's event source
+// mapping does.
 // Before it prints a demo login it logs in with it through the server.
 package main
 
@@ -68,9 +70,13 @@ func run(demoPath, stage string, readyWithin time.Duration) error {
 	if err != nil {
 		return err
 	}
+	streamed, err := streams(ctx, env)
+	if err != nil {
+		return err
+	}
 	addr := ln.Addr().String()
 	working, problems := checkLogins(ctx, "http://"+addr)
-	printBanner(addr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes, scheduled,
+	printBanner(addr, env.Config.TableName, env.Config.DynamoDBEndpoint, routes, scheduled, streamed,
 		loginText("http://"+addr, working, problems), slow)
 	select {
 	case err := <-errc:
@@ -105,8 +111,8 @@ func api(env service.Env, stage string) (*gateway.Gateway, []gateway.Route, erro
 	return gw, routes, nil
 }
 
-func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule, logins,
-	slow string) {
+func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule,
+	streamed []string, logins, slow string) {
 	base := "http://" + addr
 	fmt.Printf(`
 Reporting Platform API on %[1]s  (table %[2]q in DynamoDB Local at %[3]s)
@@ -123,6 +129,9 @@ Reporting Platform API on %[1]s  (table %[2]q in DynamoDB Local at %[3]s)
 	}
 	for _, s := range scheduled {
 		fmt.Printf("  %-52s -> %s\n", s.Expression, s.Function)
+	}
+	for _, fn := range streamed {
+		fmt.Printf("The table's stream (read from DynamoDB Local as Lambda reads it) -> %s\n", fn)
 	}
 	fmt.Printf(`
 API docs, every operation in a browser: %[1]s/api/docs/  (the OpenAPI document: %[1]s/api/schema/)

@@ -82,8 +82,14 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			// Pending invitations by expiry (SPEC §11's scheduled work).
 			gsi(indexGSI5, attrGSI5PK, attrGSI5SK, include(gsi5Projected)),
 		},
+		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: StreamView},
 	}
 }
+
+// StreamView is what the table's stream carries of each change: the item as written, which is all the
+// invitation e-mail's delivery (MailFunction, SPEC §9) reads to decide whether a save still needs its
+// e-mail. The old image would double each record's size for nothing it reads.
+const StreamView = types.StreamViewTypeNewImage
 
 // TTLAttribute is the attribute DynamoDB's time to live reads (epoch seconds); expired tokens vanish.
 const TTLAttribute = attrTTL
