@@ -226,7 +226,9 @@ func TestMakeRunStoppedHalfWayLoadsTheDemoAtTheNextStart(t *testing.T) {
 	// Its first 20 calls pass: past the table's set-up and the loader's read, into its writes.
 	proxy.Set(faultproxy.Fault{Mode: faultproxy.Unavailable, Skip: 20})
 	s := startMakeRun(t, proxy.URL, table, "-ready-within", "5s")
-	assertNoLogin(t, s, "did not get table "+table+" ready within 5s")
+	// It fails on its deadline, or sooner once a write's copies have all gone unanswered: either way it
+	// names the table and prints no login.
+	assertNoLogin(t, s, "table "+table)
 	out, err := db.Client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String(table),
 		Key: demoMarker, ConsistentRead: aws.Bool(true)})
 	if err != nil || out.Item != nil {
