@@ -353,6 +353,11 @@ func (p *Proxy) withhold(w http.ResponseWriter, r *http.Request, f Fault, releas
 		drop(w)
 		return
 	}
+	relay(w, answer)
+}
+
+// relay sends the target's answer, as recorded, to the client.
+func relay(w http.ResponseWriter, answer *httptest.ResponseRecorder) {
 	for k, v := range answer.Header() {
 		w.Header()[k] = v
 	}
@@ -388,11 +393,7 @@ func (p *Proxy) queue(w http.ResponseWriter, r *http.Request, f Fault, release <
 		drop(w)
 		return
 	}
-	for k, v := range answer.Header() {
-		w.Header()[k] = v
-	}
-	w.WriteHeader(answer.Code)
-	_, _ = w.Write(answer.Body.Bytes())
+	relay(w, answer)
 }
 
 // wait sleeps d, or less if the fault changes first; it is false if the client went away meanwhile.

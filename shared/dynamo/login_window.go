@@ -218,7 +218,7 @@ func (s *Store) updateWindow(ctx context.Context, k key, upd expression.UpdateBu
 			return nil, err
 		}
 		lost = lost || unknownOutcome(err)
-		if attempt >= s.maxCopies() || sleep(ctx, backoff(min(attempt, 3))) != nil {
+		if !s.anotherCopy(ctx, attempt) {
 			return nil, err
 		}
 	}

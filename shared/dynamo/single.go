@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/metrics"
 )
 
@@ -60,9 +59,8 @@ func (s *Store) sendOne(ctx context.Context, step string, w write) error {
 		if unknownOutcome(err) {
 			lost = err
 		}
-		if attempt >= s.maxCopies() || sleep(ctx, backoff(min(attempt, 3))) != nil {
-			s.metrics.Count(metrics.OutcomeOpen, "")
-			return &domain.Error{Code: domain.EOPEN, Err: fmt.Errorf("%s: answer lost, outcome unknown: %w", step, lost)}
+		if !s.anotherCopy(ctx, attempt) {
+			return s.open(step, lost)
 		}
 	}
 }

@@ -61,7 +61,7 @@ func newToken() (string, error) {
 // the outcome as it is (outcome). After one was lost, only an answer that settles the token's
 // transaction counts: success, or a cancellation for a failed condition. A conflict may be a copy of w
 // itself still running, and a throttled, failed or timed-out copy says nothing of the others, so those
-// are sent again while ctx lasts, at most maxCopies in all: a store that fails every copy at once has
+// are sent again while ctx lasts, as many as anotherCopy allows: a store that fails every copy at once has
 // not answered either.
 func (s *Store) send(ctx context.Context, step string, w write) error {
 	if len(w.items) == 1 {
@@ -86,15 +86,23 @@ func (s *Store) send(ctx context.Context, step string, w write) error {
 		if unknownOutcome(err) {
 			lost = err
 		}
-		if attempt >= s.maxCopies() || sleep(ctx, backoff(min(attempt, 3))) != nil {
-			s.metrics.Count(metrics.OutcomeOpen, "")
-			return &domain.Error{Code: domain.EOPEN, Err: fmt.Errorf("%s: answer lost, outcome unknown: %w", step, lost)}
+		if !s.anotherCopy(ctx, attempt) {
+			return s.open(step, lost)
 		}
 	}
 }
 
-// maxCopies bounds the copies of one write: twice the attempts of any other call.
-func (s *Store) maxCopies() int { return 2 * s.attempts }
+// anotherCopy waits before sending copy attempt+1 of a write whose answer was lost; false when none may
+// be sent: twice the attempts of any other call are spent, or ctx ended.
+func (s *Store) anotherCopy(ctx context.Context, attempt int) bool {
+	return attempt < 2*s.attempts && sleep(ctx, backoff(min(attempt, 3))) == nil
+}
+
+// open is the outcome of a write that DynamoDB answered none of the copies of (lost: the last lost answer).
+func (s *Store) open(step string, lost error) error {
+	s.metrics.Count(metrics.OutcomeOpen, "")
+	return &domain.Error{Code: domain.EOPEN, Err: fmt.Errorf("%s: answer lost, outcome unknown: %w", step, lost)}
+}
 
 // settles tells an answer that decides a token's transaction: one that a copy of it could not have
 // been given while another copy was, or may yet be, done. A cancellation for a failed condition
