@@ -8,7 +8,7 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.15
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.15
 	// dynamodb, sesv2 and the dynamodb features are pinned before the SDK's schema-based serialization:
-	// README, Dependencies; TestNoFunctionLinksEagerSchemas.
+	// docs/DEPENDENCIES.md; TestNoFunctionLinksEagerSchemas.
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue v1.21.4
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression v1.9.4
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0
