@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -31,16 +30,12 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 	if err := placeUnder(&c, parent); err != nil {
 		return fmt.Errorf("create comment %s: %w", c.ID, err)
 	}
-	av, err := attributevalue.MarshalMap(toCommentItem(c))
+	put, err := putNew("comment", toCommentItem(c))
 	if err != nil {
-		return fail("encode comment", err)
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return fail("build comment create", err)
+		return err
 	}
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{Item: av, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}},
+		put,
 		counterItem(objectCountKey(c.ContentType, c.ObjectID), 1, c.OrganizationID),
 	}
 	if tk := tagCountKey(c); tk != nil {

@@ -28,9 +28,9 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string,
 	quota domain.InvitationQuota, done *domain.IdempotencyDone) error {
 	inv.Version = 1
-	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
+	put, err := putNew("invitation", toInvitationItem(inv))
 	if err != nil {
-		return fail("encode invitation", err)
+		return err
 	}
 	ck := pendingClaimKey(inv.OrganizationID, inv.Email)
 	claim, err := attributevalue.MarshalMap(pendingClaimItem{PK: ck.PK, SK: ck.SK, InvitationID: inv.ID})
@@ -54,7 +54,7 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 		return err
 	}
 	writes := []types.TransactWriteItem{
-		{Put: &types.Put{Item: item, ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}},
+		put,
 		{Put: &types.Put{Item: claim, ConditionExpression: asRead.Condition(),
 			ExpressionAttributeNames: asRead.Names(), ExpressionAttributeValues: asRead.Values()}},
 		count,
