@@ -8,11 +8,11 @@ require (
 	github.com/aws/aws-sdk-go-v2/config v1.33.15
 	github.com/aws/aws-sdk-go-v2/credentials v1.20.15
 	// dynamodb, sesv2 and the dynamodb features are pinned before the SDK's schema-based serialization:
-	// README, Dependencies; TestNoFunctionLinksEagerSchemas.
+	// docs/DEPENDENCIES.md; TestNoFunctionLinksEagerSchemas.
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue v1.21.4
 	github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression v1.9.4
 	github.com/aws/aws-sdk-go-v2/service/dynamodb v1.68.0
-	// make run and the tests read DynamoDB Local's stream as Lambda reads the table's (infra/stack); no
+	// make run and the tests read DynamoDB Local's stream as Lambda reads the table's (infra/wiring); no
 	// function links it.
 	github.com/aws/aws-sdk-go-v2/service/dynamodbstreams v1.41.0
 	github.com/aws/aws-sdk-go-v2/service/sesv2 v1.74.0

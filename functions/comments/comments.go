@@ -1,10 +1,9 @@
 // Package comments serves the comment operations of SPEC §3, §6 and §10: the paginated list of an
 // object's comments, creating one, and reading, replacing, partially updating and deleting one comment.
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
-// for a page deeper than a first page's entries; retrieve 2, 1 for one's own comment; PUT/PATCH 2, 3
+// for a page deeper than a first page's entries; read 2, 1 for one's own comment; PUT/PATCH 2, 3
 // naming a parent but no text; POST 2, 3 with an Idempotency-Key; DELETE 2), which the tests hold it
-// to: list.go, retrieve.go,
-// write.go and create.go say how each stays within it. Authentication is never a round trip of its
+// to: list.go, read.go, update.go, create.go and delete.go say how each stays within it. Authentication is never a round trip of its
 // own: the caller's session is read in the same call as the first data (authenticate).
 package comments
 
@@ -35,7 +34,7 @@ func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *htt
 	h := &handler{store: store, Kit: kit}
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)
-	rt.Handle(http.MethodGet, ItemPath, h.retrieve)
+	rt.Handle(http.MethodGet, ItemPath, h.read)
 	rt.Handle(http.MethodPut, ItemPath, h.replace)
 	rt.Handle(http.MethodPatch, ItemPath, h.partialUpdate)
 	rt.Handle(http.MethodDelete, ItemPath, h.destroy)

@@ -13,9 +13,6 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// pagination is DRF's PageNumberPagination as SPEC §6 sets it.
-var pagination = httpapi.PageNumberPagination{PageSize: 20, MaxPageSize: 100}
-
 // listQuery is a list request's filters, ordering and page.
 type listQuery struct {
 	object     domain.CommentObject
@@ -28,7 +25,7 @@ type listQuery struct {
 // parameter; every failing filter reported at once) and the ordering as DRF's OrderingFilter does.
 func readListQuery(q url.Values) (listQuery, error) {
 	var errs domain.FieldErrors
-	lq := listQuery{page: pagination.Read(q)}
+	lq := listQuery{page: httpapi.Pagination.Read(q)}
 	switch ct := httpapi.LastValue(q, "content_type"); {
 	case ct == "":
 		errs.Add("content_type", domain.MsgRequired)
@@ -206,7 +203,7 @@ func speculativeRead(lq listQuery) (indexRead, bool) {
 	if lq.page.Last() {
 		return indexRead{limit: lq.page.Size, reversed: true}, true
 	}
-	if needed, ok := lq.page.Needed(); ok && needed <= pagination.MaxPageSize {
+	if needed, ok := lq.page.Needed(); ok && needed <= httpapi.Pagination.MaxPageSize {
 		return indexRead{limit: needed}, true
 	}
 	return indexRead{}, false

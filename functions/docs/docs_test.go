@@ -54,7 +54,7 @@ func api(t *testing.T, files docs.Files) *gateway.Gateway {
 }
 
 // get sends a GET through h. Not testkit.Do: the schema, the page and its files are not JSON, which
-// shared/contract holds every response to. Instead the answer's media type must be one openapi.yaml
+// infra/contract holds every response to. Instead the answer's media type must be one openapi.yaml
 // declares for the operation (its path template) and status.
 func get(t *testing.T, h http.Handler, path, operation string) *httptest.ResponseRecorder {
 	t.Helper()

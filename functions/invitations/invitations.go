@@ -35,7 +35,7 @@ func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, i
 	rt.Handle(http.MethodGet, InvitationsPath, h.list)
 	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)
-	rt.Handle(http.MethodPatch, InvitationPath, h.patch)
+	rt.Handle(http.MethodPatch, InvitationPath, h.partialUpdate)
 	rt.Handle(http.MethodDelete, InvitationPath, h.destroy)
 	return rt
 }

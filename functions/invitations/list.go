@@ -12,9 +12,6 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// pagination is DRF's PageNumberPagination as SPEC §6 sets it for comments, and §10 for invitations.
-var pagination = httpapi.PageNumberPagination{PageSize: 20, MaxPageSize: 100}
-
 // listFilters are SPEC §10's optional filters; empty strings and nil are "not filtered".
 type listFilters struct {
 	organization string
@@ -57,7 +54,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
 	f, filterErr := readListFilters(query)
-	req := pagination.Read(query)
+	req := httpapi.Pagination.Read(query)
 	caller, err := h.Auth.Authenticate(r)
 	if err != nil {
 		return err

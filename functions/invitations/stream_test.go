@@ -14,8 +14,8 @@ import (
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/mail"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/metrics"
@@ -27,11 +27,11 @@ func newStreamWorld(t *testing.T) *world {
 	return newWorldOn(t, testkit.NewDBWithStream(t), func(s *dynamo.Store) domain.InvitationStore { return s })
 }
 
-// mailStream is MailFunction over the world's table's stream, read as make run reads it (infra/stack's
+// mailStream is MailFunction over the world's table's stream, read as make run reads it (infra/wiring's
 // StreamReader: DescribeStream, GetShardIterator, GetRecords, each batch handed over as the
 // events.DynamoDBEvent Lambda sends), sending into the world's mailbox.
 type mailStream struct {
-	reader  *stack.StreamReader
+	reader  *wiring.StreamReader
 	metrics bytes.Buffer
 
 	mu   sync.Mutex
@@ -43,7 +43,7 @@ type mailStream struct {
 // handler's own tests hold the window.
 func (w *world) newMailStream(t *testing.T) *mailStream {
 	t.Helper()
-	streams, err := stack.NewStreamsClient(os.Getenv("DYNAMODB_ENDPOINT"))
+	streams, err := wiring.NewStreamsClient(os.Getenv("DYNAMODB_ENDPOINT"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -61,7 +61,7 @@ func (w *world) newMailStream(t *testing.T) *mailStream {
 		s.mu.Unlock()
 		return h.Handle(ctx, ev)
 	}
-	s.reader, err = stack.NewStreamReader(t.Context(), w.db.Client, streams, w.db.Table, handle, testkit.Log(t))
+	s.reader, err = wiring.NewStreamReader(t.Context(), w.db.Client, streams, w.db.Table, handle, testkit.Log(t))
 	if err != nil {
 		t.Fatal(err)
 	}

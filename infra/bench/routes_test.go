@@ -4,8 +4,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 )
 
 // operations are the rows of BenchmarkOperations, each group's baseline first: the DynamoDB-bound
@@ -35,7 +35,7 @@ func TestEveryRouteIsBenched(t *testing.T) {
 			listed = append(listed, op.route)
 		}
 	}
-	missing, stale := stack.Unlisted(listed)
+	missing, stale := wiring.Unlisted(listed)
 	for _, name := range missing {
 		t.Errorf("%s is served, and neither an operation of the benchmark nor unbenched names it", name)
 	}
@@ -47,7 +47,7 @@ func TestEveryRouteIsBenched(t *testing.T) {
 // routeOf tells whether req goes to op's route; a request of no route (a preflight) has none.
 func routeOf(op *operation, req testkit.Request) bool {
 	path, _, _ := strings.Cut(req.Path, "?")
-	for _, r := range stack.Routes() {
+	for _, r := range wiring.Routes() {
 		if r.Matches(req.Method, path) {
 			return r.Name() == op.route
 		}

@@ -17,8 +17,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/bench"
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -71,7 +71,7 @@ func newScaleWorld(tb testing.TB, n int) *scaleWorld {
 	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: scaleTTL, OutboxDir: tb.TempDir(),
 		InvitationURL: config.DefaultInvitationURL}
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(dynamo.New(client, db.Table), testkit.Log(tb), cfg, time.Now) {
+	for id, h := range wiring.Handlers(dynamo.New(client, db.Table), testkit.Log(tb), cfg, time.Now) {
 		handlers[id] = h
 	}
 	s.gw = testkit.Gateway(tb, handlers)

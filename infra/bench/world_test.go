@@ -20,8 +20,8 @@ import (
 	"github.com/reportingplatform/api/functions/users"
 	"github.com/reportingplatform/api/infra/bench"
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -68,7 +68,7 @@ func newWorld(b *testing.B) *world {
 		CORSAllowedOrigins: []string{corsOrigin},
 		OutboxDir:          b.TempDir(), InvitationURL: config.DefaultInvitationURL}
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(dynamo.New(client, db.Table), testkit.Log(b), cfg, time.Now) {
+	for id, h := range wiring.Handlers(dynamo.New(client, db.Table), testkit.Log(b), cfg, time.Now) {
 		handlers[id] = h
 	}
 	w := &world{db: db, client: client, rec: rec, gw: testkit.Gateway(b, handlers), tb: b}

@@ -16,9 +16,9 @@ import (
 	"time"
 
 	"github.com/aws/aws-lambda-go/events"
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/testkit"
-	"github.com/reportingplatform/api/shared/contract"
 )
 
 // The links a built bootstrap writes carry the stage the client called (SPEC §6), on a cold and then

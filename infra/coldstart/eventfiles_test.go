@@ -15,11 +15,11 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/reportingplatform/api/functions/expiries"
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/gateway"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/contract"
 )
 
 // eventFile is one file of events/ for `sam local invoke`, named after the logical id of its function:
@@ -99,7 +99,7 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 		t.Fatal(err)
 	}
 	files := loadEventFiles(t, filepath.Dir(templatePath))
-	for _, r := range stack.Routes() {
+	for _, r := range wiring.Routes() {
 		covered := slices.ContainsFunc(files, func(f eventFile) bool {
 			return f.Function == r.Function && f.Event.HTTPMethod == r.Method &&
 				strings.TrimSuffix(f.Event.Resource, "/") == strings.TrimSuffix(r.Pattern, "/")
@@ -109,7 +109,7 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 				r.Name(), r.Function, r.Function, strings.ToLower(r.Method))
 		}
 	}
-	streamed, err := stack.Streamed(nil, testkit.Log(t), config.Config{}, nil, time.Now)
+	streamed, err := wiring.Streamed(nil, testkit.Log(t), config.Config{}, nil, time.Now)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +119,7 @@ func TestEventFilesCoverEveryRoute(t *testing.T) {
 				"and the e-mails it sends in events/expected.json", fn, fn)
 		}
 	}
-	for fn := range stack.Scheduled(nil, testkit.Log(t), time.Now) {
+	for fn := range wiring.Scheduled(nil, testkit.Log(t), time.Now) {
 		if !slices.ContainsFunc(files, func(f eventFile) bool { return f.Function == fn && f.Scheduled }) {
 			t.Errorf("%s runs on a schedule and has no Scheduled Event in events/: add %s-scheduled.json and what "+
 				"it records in events/expected.json", fn, fn)
@@ -298,13 +298,13 @@ func responseHeader(resp events.APIGatewayProxyResponse) http.Header {
 }
 
 // demoTokens logs in, through AuthFunction's bootstrap, each demo user an event asks a token of, with
-// the password infra/fixtures/demo.json gives that user.
+// the password infra/demo-data/demo.json gives that user.
 func demoTokens(t *testing.T, root string, files []eventFile, bins []Bootstrap, env Settings) map[string]string {
 	t.Helper()
 	var fixture struct {
 		Users []struct{ Email, Password string } `json:"users"`
 	}
-	b, err := os.ReadFile(filepath.Join(root, "infra", "fixtures", "demo.json"))
+	b, err := os.ReadFile(filepath.Join(root, "infra", "demo-data", "demo.json"))
 	if err == nil {
 		err = json.Unmarshal(b, &fixture)
 	}

@@ -16,7 +16,7 @@ import (
 // what a client of the deployed stage gets.
 const APIHost = "a1b2c3d4e5.execute-api.us-east-1.amazonaws.com"
 
-// What the harness asks of the demo fixture (infra/fixtures/demo.json).
+// What the harness asks of the demo fixture (infra/demo-data/demo.json).
 const (
 	DemoAdminEmail    = "admin@example.com"
 	DemoAdminPassword = "demo-admin-2026"

@@ -174,7 +174,7 @@ func demoTable(ctx context.Context, root, endpoint string) (Settings, func(), er
 	cleanup := func() {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	}
-	f, err := os.Open(filepath.Join(root, "infra", "fixtures", "demo.json"))
+	f, err := os.Open(filepath.Join(root, "infra", "demo-data", "demo.json"))
 	if err != nil {
 		cleanup()
 		return nil, nil, err

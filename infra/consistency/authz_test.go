@@ -10,8 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -218,7 +218,7 @@ func newAuthzWorld(t *testing.T) *authzWorld {
 	handlers := map[string]http.Handler{}
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: authzTTL, OutboxDir: t.TempDir(),
 		InvitationURL: config.DefaultInvitationURL}
-	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
+	for fn, h := range wiring.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}
 	w.gw = testkit.Gateway(t, handlers)
@@ -535,7 +535,7 @@ func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
 	for _, op := range ops {
 		rows[op.method+" "+strings.TrimSuffix(op.pattern, "/")] = true
 	}
-	for _, r := range stack.Routes() {
+	for _, r := range wiring.Routes() {
 		key := r.Method + " " + strings.TrimSuffix(r.Pattern, "/")
 		if !r.Open && !rows[key] {
 			t.Errorf("%s serves %s, which the authorization matrix has no row for", r.Function, key)

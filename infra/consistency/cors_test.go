@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/contract"
 )
 
 const (
@@ -21,7 +21,7 @@ const (
 	corsOtherOrigin = "https://admin.example.com:8443"
 )
 
-// corsAPI serves the four functions, wired by stack.Handlers as `make run` wires them, on a fresh table
+// corsAPI serves the four functions, wired by wiring.Handlers as `make run` wires them, on a fresh table
 // holding the demo fixture, with CORS_ALLOWED_ORIGINS read through config as a function's main reads it.
 func corsAPI(t *testing.T, origins string) (http.Handler, map[string]string) {
 	t.Helper()
@@ -34,7 +34,7 @@ func corsAPI(t *testing.T, origins string) (http.Handler, map[string]string) {
 	db := testkit.NewDB(t)
 	loadDemo(t, db)
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, time.Now) {
+	for id, h := range wiring.Handlers(db.Store, testkit.Log(t), cfg, time.Now) {
 		handlers[id] = h
 	}
 	tokens := map[string]string{"staff": tokenOf(t, db, "admin@example.com")}
@@ -42,7 +42,7 @@ func corsAPI(t *testing.T, origins string) (http.Handler, map[string]string) {
 }
 
 // sendPreflight sends a browser's preflight through the gateway. Not through testkit.Do: a preflight's
-// 204 has no body, and shared/contract holds every response to a JSON body. (The function sends no
+// 204 has no body, and infra/contract holds every response to a JSON body. (The function sends no
 // Content-Type; API Gateway, and so the local gateway, adds its default application/json.)
 func sendPreflight(t *testing.T, gw http.Handler, origin, path, method string) *httptest.ResponseRecorder {
 	t.Helper()

@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-// TestNoFunctionLinksEagerSchemas holds the SDK pin of go.mod (README, Dependencies): from dynamodb
+// TestNoFunctionLinksEagerSchemas holds the SDK pin of go.mod (docs/DEPENDENCIES.md): from dynamodb
 // v1.69.0 and sesv2 v1.75.0 on, the SDK's schema-based serialization builds every operation's schema in
 // a package init, used or not, which every cold start pays for in time and memory and every bootstrap in
 // size (docs/PERFORMANCE.md). The
@@ -39,7 +39,7 @@ func TestNoFunctionLinksEagerSchemas(t *testing.T) {
 		if strings.HasPrefix(pkg, "github.com/aws/aws-sdk-go-v2/service/") {
 			linked++
 			if strings.HasSuffix(pkg, "/schemas") {
-				t.Errorf("a function links %s: the SDK was upgraded past the pin of go.mod (README, Dependencies)", pkg)
+				t.Errorf("a function links %s: the SDK was upgraded past the pin of go.mod (docs/DEPENDENCIES.md)", pkg)
 			}
 		}
 	}

@@ -17,10 +17,10 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
@@ -99,7 +99,7 @@ func newFuzzAPI(t *testing.T, db *testkit.DB, log *slog.Logger) *fuzzAPI {
 	t.Helper()
 	loadDemo(t, db)
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(db.Store, log,
+	for id, h := range wiring.Handlers(db.Store, log,
 		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}

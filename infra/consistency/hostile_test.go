@@ -8,12 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 )
 
-// Demo ids (infra/fixtures/demo.json).
+// Demo ids (infra/demo-data/demo.json).
 const (
 	demoReport     = "8ae83b59-9621-58f7-ae8c-5a712269c424"
 	demoInvitation = "dd92a61d-d137-5059-b15b-6cf08719aa9c"
@@ -108,7 +108,7 @@ func demoAPI(t *testing.T) (http.Handler, map[string]string) {
 	loadDemo(t, db)
 	log := testkit.Log(t)
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(db.Store, log,
+	for id, h := range wiring.Handlers(db.Store, log,
 		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}

@@ -13,8 +13,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/dynamo"
@@ -84,7 +84,7 @@ func newNobodyWorld(t *testing.T) *nobodyWorld {
 	handlers := map[string]http.Handler{}
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour, OutboxDir: t.TempDir(),
 		InvitationURL: config.DefaultInvitationURL}
-	for fn, h := range stack.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
+	for fn, h := range wiring.Handlers(db.Store, testkit.Log(t), cfg, func() time.Time { return now }) {
 		handlers[fn] = h
 	}
 	w.gw = testkit.Gateway(t, handlers)
@@ -157,7 +157,7 @@ type nobodyRoute struct {
 // a new route is in the list without anyone adding it.
 func servedRoutes(t *testing.T) []nobodyRoute {
 	t.Helper()
-	handlers := stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
+	handlers := wiring.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
 	var out []nobodyRoute
 	for _, tr := range templateRoutes(t) {
 		h, ok := handlers[tr.Function]

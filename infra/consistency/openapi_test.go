@@ -8,12 +8,12 @@ import (
 	"testing"
 
 	"github.com/getkin/kin-openapi/openapi3"
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/wiring"
 )
 
 // TestResponseSchemasRequireEveryField: the handlers write every field of a response body, null or
 // not, so every property of every object a response holds is in its schema's required list. Then a
-// response that lacks one fails shared/contract's validation in whichever test received it. It walks
+// response that lacks one fails infra/contract's validation in whichever test received it. It walks
 // every response of every operation of openapi.yaml, so new operations are held to it as they come.
 func TestResponseSchemasRequireEveryField(t *testing.T) {
 	_, root := loadTemplate(t)
@@ -90,7 +90,7 @@ func TestTokenNeedsAgree(t *testing.T) {
 			open[strings.ToUpper(method)+" "+normal(path)] = op.Security != nil && len(*op.Security) == 0
 		}
 	}
-	for _, r := range stack.Routes() {
+	for _, r := range wiring.Routes() {
 		key := r.Method + " " + normal(r.Pattern)
 		if want, declared := open[key]; declared && r.Open != want {
 			t.Errorf("%s serves %s needing a token: %v; openapi.yaml: %v", r.Function, key, !r.Open, !want)

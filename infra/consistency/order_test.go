@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 )
 
@@ -22,7 +22,7 @@ func TestOrderOfChecksOnEveryPath(t *testing.T) {
 	db := testkit.NewDB(t)
 	staff := db.Token(t, db.User(t, testkit.NewUser{Staff: true}), time.Hour)
 	handlers := map[string]http.Handler{}
-	for fn, h := range stack.Handlers(db.Store, testkit.Log(t),
+	for fn, h := range wiring.Handlers(db.Store, testkit.Log(t),
 		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[fn] = h
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/faultproxy"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"gopkg.in/yaml.v3"
 )
@@ -36,9 +36,9 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}
 	calls := map[string]*testkit.Calls{}
-	for id := range stack.Handlers(nil, log, cfg, time.Now) {
+	for id := range wiring.Handlers(nil, log, cfg, time.Now) {
 		store, c := db.View(t)
-		handlers[id] = stack.Handlers(store, log, cfg, time.Now)[id]
+		handlers[id] = wiring.Handlers(store, log, cfg, time.Now)[id]
 		calls[id] = c
 	}
 	gw := testkit.Gateway(t, handlers)
@@ -122,8 +122,8 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	// answer lost, so that it reads the write back as it must when that happens in AWS.
 	store, c, proxy := db.ViewBehindProxy(t)
 	proxy.Set(faultproxy.Fault{Mode: faultproxy.LostAnswer, Ops: []string{"TransactWriteItems"}, Times: 1})
-	run := stack.Scheduled(store, log, time.Now)["ExpiriesFunction"]
-	if res, err := run.Handle(t.Context(), stack.ScheduledEvent("ExpiriesFunction", time.Now())); err != nil ||
+	run := wiring.Scheduled(store, log, time.Now)["ExpiriesFunction"]
+	if res, err := run.Handle(t.Context(), wiring.ScheduledEvent("ExpiriesFunction", time.Now())); err != nil ||
 		res.Recorded != 1 {
 		t.Fatalf("ExpiriesFunction's run: %+v, %v; want the demo's expired invitation recorded", res, err)
 	}
@@ -133,7 +133,7 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	// sample event), its record's answer lost, so that it reads the write back as it must in AWS.
 	store, c, proxy = db.ViewBehindProxy(t)
 	proxy.Set(faultproxy.Fault{Mode: faultproxy.LostAnswer, Ops: []string{"UpdateItem"}, Times: 1})
-	streamed, err := stack.Streamed(store, log, config.Config{OutboxDir: t.TempDir(),
+	streamed, err := wiring.Streamed(store, log, config.Config{OutboxDir: t.TempDir(),
 		InvitationURL: config.DefaultInvitationURL}, nil, time.Now)
 	if err != nil {
 		t.Fatal(err)
@@ -426,7 +426,7 @@ func resources(t *testing.T, id string, n yaml.Node) []string {
 // legacyHash is base64 of PBKDF2-HMAC-SHA256("from-django", "salt", 1000 iterations), as Django stores it.
 const legacyHash = "e6hvDzLb7IMj/B/eWGcg2fpGamJB4zuErls4OVmX0Ec="
 
-// demoNamespace is the namespace of demo.json's name-derived ids (infra/fixtures).
+// demoNamespace is the namespace of demo.json's name-derived ids (infra/demo-data).
 const demoNamespace = "5b0c8a36-0d2f-4c8e-9a51-3f4d2e1c0b9a"
 
 // loadDemo loads demo.json, plus a user moved over from Django with a pbkdf2_sha256 hash (the hash of

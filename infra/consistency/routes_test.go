@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/contract"
 )
 
 // normal drops the trailing slash: API Gateway routes both forms to one resource, and so do our routers.
@@ -28,7 +28,7 @@ func TestRoutesAgree(t *testing.T) {
 	for _, op := range ops {
 		declared[op.Method+" "+op.Path] = true
 	}
-	handlers := stack.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
+	handlers := wiring.Handlers(nil, testkit.Log(t), config.Config{}, time.Now)
 
 	templatePaths := map[string]string{} // normalised path → function
 	for _, r := range routes {

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/gateway"
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/wiring"
 )
 
 // TestSchedules holds SPEC §11's scheduled work together: every Schedule event of template.yaml names
-// a function infra/stack wires for make run (which runs it at the same rate), and such a function
+// a function infra/wiring wires for make run (which runs it at the same rate), and such a function
 // serves no route; SAM turns each into an EventBridge rule at that rate targeting the function, the
 // one permission EventBridge has to invoke it (from that rule only), and no Lambda retry of a failed run.
 func TestSchedules(t *testing.T) {
@@ -22,7 +22,7 @@ func TestSchedules(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schedules, err := stack.LoadSchedules(path)
+	schedules, err := wiring.LoadSchedules(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,9 +30,9 @@ func TestSchedules(t *testing.T) {
 	for _, s := range schedules {
 		scheduled = append(scheduled, s.Function)
 	}
-	wired := slices.Sorted(maps.Keys(stack.Scheduled(nil, slog.New(slog.DiscardHandler), time.Now)))
+	wired := slices.Sorted(maps.Keys(wiring.Scheduled(nil, slog.New(slog.DiscardHandler), time.Now)))
 	if !slices.Equal(scheduled, wired) {
-		t.Errorf("template.yaml schedules %v; infra/stack wires %v", scheduled, wired)
+		t.Errorf("template.yaml schedules %v; infra/wiring wires %v", scheduled, wired)
 	}
 	for _, r := range templateRoutes(t) {
 		if slices.Contains(scheduled, r.Function) {

@@ -2,7 +2,7 @@ package consistency_test
 
 import "strings"
 
-// More demo ids (infra/fixtures/demo.json).
+// More demo ids (infra/demo-data/demo.json).
 const (
 	demoDataset          = "17dedbc2-f20a-51d3-9422-2613af2f9947" // a datasetconfiguration of Globex Research
 	demoInvitationFinal  = "5450b3a4-e982-55fe-a93b-26bc82169424" // alan's revoked invitation to Globex Research

@@ -19,14 +19,14 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/infra/faultproxy"
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
 	"github.com/reportingplatform/api/shared/dynamo"
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// Demo ids (infra/fixtures/demo.json).
+// Demo ids (infra/demo-data/demo.json).
 const (
 	demoReport     = "8ae83b59-9621-58f7-ae8c-5a712269c424"
 	demoInvitation = "dd92a61d-d137-5059-b15b-6cf08719aa9c"
@@ -143,7 +143,7 @@ func (d *demo) api(t *testing.T) *api {
 	cfg := config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}
 	handlers := map[string]http.Handler{}
 	var routers []*httpapi.Router
-	for id, h := range stack.Handlers(dynamo.New(client, db.Table), log, cfg, time.Now) {
+	for id, h := range wiring.Handlers(dynamo.New(client, db.Table), log, cfg, time.Now) {
 		handlers[id], routers = h, append(routers, h)
 	}
 	return &api{gw: testkit.GatewayAsDeployed(t, handlers), proxy: proxy, db: db, staff: d.staff, routers: routers}

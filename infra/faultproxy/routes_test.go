@@ -8,11 +8,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 )
 
-// operation is a route the API serves, by its stack.Route Name, with a request of it that succeeds
+// operation is a route the API serves, by its wiring.Route Name, with a request of it that succeeds
 // with status on the demo table when the store works. request makes first, past any fault, what the
 // request needs (a comment to delete, a token to log out), and takes a number never used before for
 // the inputs that must differ from run to run (a new email).
@@ -89,13 +89,13 @@ var routes = map[string]operation{
 // reaches them.
 var storeless = []string{"GET /api/docs/", "GET /api/docs/{asset}", "GET /api/schema/"}
 
-// operations are those of routes, in stack.Routes' order. It fails t for a served route that neither
+// operations are those of routes, in wiring.Routes' order. It fails t for a served route that neither
 // routes nor storeless lists, and for an entry that no function serves: a new route is tested under
 // every fault, or said to need no store, before the tests pass.
 func operations(t *testing.T) []operation {
 	t.Helper()
 	listed := slices.Concat(slices.Collect(maps.Keys(routes)), storeless)
-	missing, stale := stack.Unlisted(listed)
+	missing, stale := wiring.Unlisted(listed)
 	for _, name := range missing {
 		t.Errorf("%s is served, and neither routes (a request of it) nor storeless lists it", name)
 	}
@@ -103,7 +103,7 @@ func operations(t *testing.T) []operation {
 		t.Errorf("routes or storeless lists %s, which no function serves", name)
 	}
 	var ops []operation
-	for _, r := range stack.Routes() {
+	for _, r := range wiring.Routes() {
 		if op, ok := routes[r.Name()]; ok {
 			op.name = r.Name()
 			ops = append(ops, op)

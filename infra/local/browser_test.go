@@ -14,10 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/gateway"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/contract"
 	"github.com/reportingplatform/api/shared/service"
 )
 

@@ -111,7 +111,7 @@ func loadDemo(ctx context.Context, store fixture.Store, env service.Env, path st
 	return nil
 }
 
-// demoLogin is a user of infra/fixtures/demo.json whose login the banner shows.
+// demoLogin is a user of infra/demo-data/demo.json whose login the banner shows.
 type demoLogin struct {
 	Email, Password, Shows string
 }
@@ -215,7 +215,7 @@ func loginText(base string, working []demoLogin, problems []string) string {
 			fmt.Fprintf(&b, "  %s\n", p)
 		}
 		b.WriteString("  (a store still slow from its start answers 503: try again shortly; a 400 means the table's " +
-			"users are not demo.json's: make seed FILE=infra/fixtures/demo.json loads them again)\n")
+			"users are not demo.json's: make seed FILE=infra/demo-data/demo.json loads them again)\n")
 	}
 	return b.String()
 }

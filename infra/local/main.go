@@ -21,7 +21,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/gateway"
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/service"
 )
 
@@ -90,7 +90,7 @@ func run(demoPath, stage string, readyWithin time.Duration) error {
 }
 
 // api is what the server serves: template.yaml's routes, each request turned into its API Gateway event
-// and handed to its function as wired by infra/stack.
+// and handed to its function as wired by infra/wiring.
 func api(env service.Env, stage string) (*gateway.Gateway, []gateway.Route, error) {
 	templatePath, err := gateway.FindTemplate()
 	if err != nil {
@@ -101,7 +101,7 @@ func api(env service.Env, stage string) (*gateway.Gateway, []gateway.Route, erro
 		return nil, nil, err
 	}
 	handlers := map[string]http.Handler{}
-	for id, h := range stack.Handlers(env.Store, env.Log, env.Config, env.Now) {
+	for id, h := range wiring.Handlers(env.Store, env.Log, env.Config, env.Now) {
 		handlers[id] = h
 	}
 	gw, err := gateway.New(routes, handlers, stage)
@@ -111,7 +111,7 @@ func api(env service.Env, stage string) (*gateway.Gateway, []gateway.Route, erro
 	return gw, routes, nil
 }
 
-func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []stack.Schedule,
+func printBanner(addr, table, endpoint string, routes []gateway.Route, scheduled []wiring.Schedule,
 	streamed []string, logins, slow string) {
 	base := "http://" + addr
 	fmt.Printf(`

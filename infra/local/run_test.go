@@ -59,7 +59,7 @@ func startMakeRun(t *testing.T, endpoint, table string, args ...string) started 
 	if err != nil {
 		t.Fatal(err)
 	}
-	demo := filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json")
+	demo := filepath.Join(filepath.Dir(tpl), "infra", "demo-data", "demo.json")
 	cmd := exec.Command(os.Args[0], append([]string{"-demo", demo}, args...)...)
 	cmd.Env = append(os.Environ(), asMakeRun+"=1", "DYNAMODB_ENDPOINT="+endpoint, "TABLE_NAME="+table,
 		"API_ADDR=127.0.0.1:0", "LOG_FORMAT=text", "OUTBOX_DIR="+t.TempDir(), "SENDER_EMAIL=", "DYNAMODB_SLOW=")

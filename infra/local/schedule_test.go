@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/domain"
 	"github.com/reportingplatform/api/shared/service"
 )
@@ -27,7 +27,7 @@ func TestMakeRunRecordsExpiriesAtStart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []stack.Schedule{{Function: "ExpiriesFunction", Expression: "rate(5 minutes)",
+	if want := []wiring.Schedule{{Function: "ExpiriesFunction", Expression: "rate(5 minutes)",
 		Every: 5 * time.Minute}}; !slices.Equal(list, want) {
 		t.Fatalf("schedules %+v, want %+v", list, want)
 	}

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/reportingplatform/api/infra/stack"
+	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/metrics"
 	"github.com/reportingplatform/api/shared/service"
 )
@@ -20,17 +20,17 @@ const streamPoll = time.Second
 // batch to the function's handler, until ctx ends. Its metrics go to standard output, as in Lambda.
 func streams(ctx context.Context, env service.Env) ([]string, error) {
 	rec := metrics.New(os.Stdout, "MailFunction")
-	handlers, err := stack.Streamed(env.Store, env.Log, env.Config, rec, env.Now)
+	handlers, err := wiring.Streamed(env.Store, env.Log, env.Config, rec, env.Now)
 	if err != nil {
 		return nil, err
 	}
-	client, err := stack.NewStreamsClient(env.Config.DynamoDBEndpoint)
+	client, err := wiring.NewStreamsClient(env.Config.DynamoDBEndpoint)
 	if err != nil {
 		return nil, err
 	}
 	var names []string
 	for name, h := range handlers {
-		r, err := stack.NewStreamReader(ctx, env.Client, client, env.Config.TableName, h.Handle, env.Log)
+		r, err := wiring.NewStreamReader(ctx, env.Client, client, env.Config.TableName, h.Handle, env.Log)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}

@@ -19,7 +19,7 @@ if [ -z "$url" ]; then
   go build -o .local/bin/load ./infra/load
   log="$root/.local/run/load-api-$$.log"
   DYNAMODB_SLOW=${SLOW:-} API_ADDR=127.0.0.1:0 OUTBOX_DIR="$root/.local/run/load-outbox-$$" LOG_FORMAT=text \
-    SENDER_EMAIL="" .local/bin/local-api -demo infra/fixtures/demo.json >"$log" 2>&1 &
+    SENDER_EMAIL="" .local/bin/local-api -demo infra/demo-data/demo.json >"$log" 2>&1 &
   api=$!
   # Replaces use_dynamodb_local's trap: the server first, then the DynamoDB Local (its pid file is named
   # after this shell's pid).

@@ -26,4 +26,4 @@ mkdir -p .local/bin
 go build -o .local/bin/local-api ./infra/local
 # Invitation e-mails go to .local/outbox/ as .eml files (SPEC §10) unless a sender or outbox is set.
 if [ -z "${SENDER_EMAIL:-}" ]; then export OUTBOX_DIR=${OUTBOX_DIR:-$root/.local/outbox}; fi
-LOG_FORMAT=${LOG_FORMAT:-text} .local/bin/local-api -demo infra/fixtures/demo.json
+LOG_FORMAT=${LOG_FORMAT:-text} .local/bin/local-api -demo infra/demo-data/demo.json

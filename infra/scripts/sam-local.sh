@@ -31,7 +31,7 @@ else
 fi
 # The table env.local.json names, with the demo data (loading is idempotent).
 DYNAMODB_ENDPOINT=http://127.0.0.1:8000 TABLE_NAME=reporting-platform \
-  go run ./infra/seed -target local infra/fixtures/demo.json
+  go run ./infra/seed -target local infra/demo-data/demo.json
 sam build
 sam local start-api --env-vars env.local.json --add-host host.docker.internal:host-gateway \
   --port "${SAM_LOCAL_PORT:-3000}"

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/contract"
 	"github.com/reportingplatform/api/infra/gateway"
-	"github.com/reportingplatform/api/shared/contract"
 )
 
 // Gateway returns template.yaml's API in front of the given functions (logical id → handler), built by

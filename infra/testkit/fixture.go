@@ -43,14 +43,14 @@ func (db *DB) Deactivate(tb testing.TB, u domain.User) {
 	}}}, time.Now(), time.Hour)
 }
 
-// LoadDemo loads infra/fixtures/demo.json, the data `make run` serves, through the fixture loader.
+// LoadDemo loads infra/demo-data/demo.json, the data `make run` serves, through the fixture loader.
 func (db *DB) LoadDemo(tb testing.TB, now time.Time, invitationTTL time.Duration) {
 	tb.Helper()
 	tpl, err := gateway.FindTemplate()
 	if err != nil {
 		tb.Fatal(err)
 	}
-	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "fixtures", "demo.json"))
+	raw, err := os.ReadFile(filepath.Join(filepath.Dir(tpl), "infra", "demo-data", "demo.json"))
 	if err != nil {
 		tb.Fatal(err)
 	}

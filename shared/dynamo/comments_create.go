@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 
-	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
@@ -31,16 +30,12 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 	if err := placeUnder(&c, parent); err != nil {
 		return fmt.Errorf("create comment %s: %w", c.ID, err)
 	}
-	av, err := attributevalue.MarshalMap(toCommentItem(c))
+	put, err := putNew("comment", toCommentItem(c))
 	if err != nil {
-		return fail("encode comment", err)
-	}
-	cond, err := expression.NewBuilder().WithCondition(expression.AttributeNotExists(expression.Name(attrPK))).Build()
-	if err != nil {
-		return fail("build comment create", err)
+		return err
 	}
 	items := []types.TransactWriteItem{
-		{Put: &types.Put{Item: av, ConditionExpression: cond.Condition(), ExpressionAttributeNames: cond.Names()}},
+		put,
 		counterItem(objectCountKey(c.ContentType, c.ObjectID), 1, c.OrganizationID),
 	}
 	if tk := tagCountKey(c); tk != nil {
@@ -75,41 +70,6 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 	var cancel *cancelled
 	if errors.As(err, &cancel) {
 		// The parent changed, or (with a random id, never in practice) the id was taken: read and retry.
-		return &domain.Error{Code: domain.ECONFLICT, Err: err}
-	}
-	return err
-}
-
-// DeleteComment removes a comment, conditioned on the version it was read at (a comment that gained a
-// reply has a new version, so it is never deleted with replies), and takes it off its counters and its
-// parent's reply count, in one TransactWriteItems.
-func (s *Store) DeleteComment(ctx context.Context, c domain.Comment) error {
-	cond, err := expression.NewBuilder().
-		WithCondition(expression.Name("version").Equal(expression.Value(c.Version))).Build()
-	if err != nil {
-		return fail("build comment delete", err)
-	}
-	items := []types.TransactWriteItem{
-		{Delete: &types.Delete{
-			Key: commentKey(c.ID).av(), ConditionExpression: cond.Condition(),
-			ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
-		}},
-		counterItem(objectCountKey(c.ContentType, c.ObjectID), -1, ""),
-	}
-	if tk := tagCountKey(c); tk != nil {
-		items = append(items, counterItem(*tk, -1, ""))
-	}
-	if pid := domain.Deref(c.ParentID); pid != "" {
-		exists := expression.AttributeExists(expression.Name(attrPK))
-		item, err := updateItem(commentKey(pid), expression.Add(expression.Name("replies"), expression.Value(-1)), &exists)
-		if err != nil {
-			return err
-		}
-		items = append(items, item)
-	}
-	err = s.transact(ctx, "delete comment", items)
-	var cancel *cancelled
-	if errors.As(err, &cancel) {
 		return &domain.Error{Code: domain.ECONFLICT, Err: err}
 	}
 	return err

@@ -1,6 +1,7 @@
 package dynamo
 
 import (
+	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/expression"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
@@ -18,6 +19,17 @@ func putItem(item map[string]types.AttributeValue, cond *expression.ConditionBui
 			expr.Condition(), expr.Names(), expr.Values()
 	}
 	return types.TransactWriteItem{Put: put}, nil
+}
+
+// putNew builds one transaction Put of v encoded as an item, conditional on there being none yet: the
+// write of an item that is created. what names the item in the error of an encoding that fails.
+func putNew(what string, v any) (types.TransactWriteItem, error) {
+	item, err := attributevalue.MarshalMap(v)
+	if err != nil {
+		return types.TransactWriteItem{}, fail("encode "+what, err)
+	}
+	absent := itemAbsent()
+	return putItem(item, &absent)
 }
 
 // deleteItem builds one transaction Delete of k, conditional on cond when it is set.

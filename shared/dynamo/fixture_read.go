@@ -80,45 +80,24 @@ const fixtureReadKeys = 16 * 100
 // is the truth. Never scans.
 func (s *Store) FixtureState(ctx context.Context, refs FixtureRefs) (FixtureState, error) {
 	indexKeys := make([]key, 0, len(refs.MemberIDs)+len(refs.PortfolioIDs))
-	for _, id := range refs.MemberIDs {
-		indexKeys = append(indexKeys, memberIndexKey(id))
-	}
-	for _, id := range refs.PortfolioIDs {
-		indexKeys = append(indexKeys, portfolioIndexKey(id))
-	}
+	indexKeys = appendKeys(indexKeys, refs.MemberIDs, memberIndexKey)
+	indexKeys = appendKeys(indexKeys, refs.PortfolioIDs, portfolioIndexKey)
 	byIndex, err := s.fixtureIndexLookup(ctx, indexKeys)
 	if err != nil {
 		return FixtureState{}, err
 	}
 
-	var keys []key
-	for _, id := range refs.UserIDs {
-		keys = append(keys, userKey(id))
-	}
-	for _, e := range refs.Emails {
-		keys = append(keys, emailKey(e))
-	}
-	for _, id := range refs.OrganizationIDs {
-		keys = append(keys, orgKey(id))
-	}
-	for _, mk := range refs.MemberKeys {
-		keys = append(keys, memberKey(mk.OrganizationID, mk.UserID))
-	}
+	keys := appendKeys(nil, refs.UserIDs, userKey)
+	keys = appendKeys(keys, refs.Emails, emailKey)
+	keys = appendKeys(keys, refs.OrganizationIDs, orgKey)
+	keys = appendKeys(keys, refs.MemberKeys, MemberKey.key)
 	for _, found := range byIndex {
 		keys = append(keys, found...)
 	}
-	for _, id := range refs.InvitationIDs {
-		keys = append(keys, invitationKey(id))
-	}
-	for _, id := range refs.CommentIDs {
-		keys = append(keys, commentKey(id))
-	}
-	for _, o := range refs.Objects {
-		keys = append(keys, objectCountKey(o.ContentType, o.ObjectID))
-	}
-	for _, t := range refs.Tags {
-		keys = append(keys, objectTagCountKey(t.Object.ContentType, t.Object.ObjectID, t.Tag))
-	}
+	keys = appendKeys(keys, refs.InvitationIDs, invitationKey)
+	keys = appendKeys(keys, refs.CommentIDs, commentKey)
+	keys = appendKeys(keys, refs.Objects, countKeyOf)
+	keys = appendKeys(keys, refs.Tags, CommentTag.key)
 	seen := make(map[key]bool, len(keys)) // a file names its organizations again in every entry
 	keys = slices.DeleteFunc(keys, func(k key) bool { dup := seen[k]; seen[k] = true; return dup })
 	items := make(map[key]map[string]types.AttributeValue, len(keys))

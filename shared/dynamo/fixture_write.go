@@ -241,12 +241,7 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored
 		inv.Version = stored.Version
 		return s.SaveInvitation(ctx, *stored, inv, nil)
 	}
-	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
-	if err != nil {
-		return fail("encode invitation", err)
-	}
-	asRead := itemAbsent()
-	put, err := putItem(item, &asRead)
+	put, err := putNew("invitation", toInvitationItem(inv))
 	if err != nil {
 		return err
 	}

@@ -27,16 +27,10 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 		Users:         map[string]domain.User{},
 		Portfolios:    map[string]domain.Portfolio{},
 	}
-	var keys []key
-	for _, id := range q.OrganizationIDs {
-		keys = append(keys, orgKey(id))
-	}
-	for _, id := range q.UserIDs {
-		keys = append(keys, userKey(id))
-	}
-	for _, id := range q.PortfolioIDs {
-		keys = append(keys, portfolioKey(q.PortfolioOrgID, id))
-	}
+	folioKey := func(id string) key { return portfolioKey(q.PortfolioOrgID, id) }
+	keys := appendKeys(nil, q.OrganizationIDs, orgKey)
+	keys = appendKeys(keys, q.UserIDs, userKey)
+	keys = appendKeys(keys, q.PortfolioIDs, folioKey)
 	if q.Email != "" {
 		keys = append(keys, emailKey(q.Email))
 	}
@@ -47,7 +41,6 @@ func (s *Store) InvitationRefs(ctx context.Context, q domain.InvitationRefsQuery
 	if err != nil {
 		return domain.InvitationRefs{}, err
 	}
-	folioKey := func(id string) key { return portfolioKey(q.PortfolioOrgID, id) }
 	if err := decodeFound(refs.Organizations, q.OrganizationIDs, orgKey, items, decodeOrganization); err != nil {
 		return domain.InvitationRefs{}, err
 	}

@@ -11,8 +11,8 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// Creating, marking and deleting invitations (SPEC §10): what a create reads and checks, its
-// transaction, the record of its e-mail, and deletion.
+// Creating and marking invitations (SPEC §10): what a create reads and checks, its
+// transaction and the record of its e-mail (invitations_delete.go deletes).
 
 // HasMember reads ORG#<org> / MEMBER#<user>, strongly consistent.
 func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, error) {
@@ -28,9 +28,9 @@ func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, erro
 func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, claimedBy, emailUserID string,
 	quota domain.InvitationQuota, done *domain.IdempotencyDone) error {
 	inv.Version = 1
-	item, err := attributevalue.MarshalMap(toInvitationItem(inv))
+	put, err := putNew("invitation", toInvitationItem(inv))
 	if err != nil {
-		return fail("encode invitation", err)
+		return err
 	}
 	ck := pendingClaimKey(inv.OrganizationID, inv.Email)
 	claim, err := attributevalue.MarshalMap(pendingClaimItem{PK: ck.PK, SK: ck.SK, InvitationID: inv.ID})
@@ -54,7 +54,7 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 		return err
 	}
 	writes := []types.TransactWriteItem{
-		{Put: &types.Put{Item: item, ConditionExpression: isNew.Condition(), ExpressionAttributeNames: isNew.Names()}},
+		put,
 		{Put: &types.Put{Item: claim, ConditionExpression: asRead.Condition(),
 			ExpressionAttributeNames: asRead.Names(), ExpressionAttributeValues: asRead.Values()}},
 		count,
@@ -118,27 +118,6 @@ func (s *Store) MarkInvitationSent(ctx context.Context, inv domain.Invitation) e
 		return err
 	}
 	err = s.transact(ctx, "mark invitation sent", []types.TransactWriteItem{item})
-	var c *cancelled
-	if errors.As(err, &c) {
-		return &domain.Error{Code: domain.ECONFLICT, Err: err}
-	}
-	return err
-}
-
-// DeleteInvitation deletes INVITATION#<id>, conditioned on the version that was read, and takes it out
-// of its counts in the same transaction. Its pending claim, if it holds one, stays: a claim naming an
-// invitation that is gone claims nothing (SessionAndDraft's reader checks).
-func (s *Store) DeleteInvitation(ctx context.Context, inv domain.Invitation) error {
-	asRead := expression.Name(attrVersion).Equal(expression.Value(inv.Version))
-	del, err := deleteItem(invitationKey(inv.ID), &asRead)
-	if err != nil {
-		return err
-	}
-	counts, err := countChanges(&inv, nil)
-	if err != nil {
-		return err
-	}
-	err = s.transact(ctx, "delete invitation", append([]types.TransactWriteItem{del}, counts...))
 	var c *cancelled
 	if errors.As(err, &c) {
 		return &domain.Error{Code: domain.ECONFLICT, Err: err}

@@ -14,6 +14,14 @@ import (
 
 type key struct{ PK, SK string }
 
+// appendKeys appends to keys the key keyOf builds of each of vs.
+func appendKeys[V any](keys []key, vs []V, keyOf func(V) key) []key {
+	for _, v := range vs {
+		keys = append(keys, keyOf(v))
+	}
+	return keys
+}
+
 func (k key) av() map[string]types.AttributeValue {
 	return map[string]types.AttributeValue{
 		attrPK: &types.AttributeValueMemberS{Value: k.PK},

@@ -135,12 +135,7 @@ func (p profileAttrs) domain() (domain.User, error) {
 func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.IdempotencyDone) error {
 	var puts []types.TransactWriteItem
 	for _, it := range []any{toUserItem(u), toEmailItem(u)} {
-		item, err := attributevalue.MarshalMap(it)
-		if err != nil {
-			return fail("encode user", err)
-		}
-		absent := itemAbsent()
-		put, err := putItem(item, &absent)
+		put, err := putNew("user", it)
 		if err != nil {
 			return err
 		}

@@ -30,6 +30,9 @@ type PageNumberPagination struct {
 	MaxPageSize int // larger page_size values are cut to this
 }
 
+// Pagination is the pagination SPEC §6 sets for comments and §10 for invitations: every list's.
+var Pagination = PageNumberPagination{PageSize: 20, MaxPageSize: 100}
+
 // PageRequest is the page a request asks for, before the number of results is known.
 type PageRequest struct {
 	Size   int

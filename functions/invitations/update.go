@@ -16,12 +16,12 @@ import (
 // gets 503 and Retry-After.
 const maxAttempts = 5
 
-// patch serves PATCH: per attempt the caller's session with the invitation (the session is checked on
+// partialUpdate serves PATCH: per attempt the caller's session with the invitation (the session is checked on
 // the first), one read of what the change refers to (none when it names no organization, portfolio or
 // acceptance) and one conditional write. When the write loses a
 // race the whole change is re-applied to the invitation as it now is, so concurrent PATCHes of different
 // fields both land and a status change that lost answers the 400 of the state the winner left.
-func (h *handler) patch(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) partialUpdate(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	caller, inv, err := h.authenticate(r)
 	if err != nil {

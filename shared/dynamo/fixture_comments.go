@@ -169,12 +169,7 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 		written[c.ID] = true
 		if fc.Previous == nil {
 			c.Replies, c.Version = tx.replies[c.ID], 1
-			item, err := attributevalue.MarshalMap(toCommentItem(c))
-			if err != nil {
-				return fail("encode comment", err)
-			}
-			absent := itemAbsent()
-			put, err := putItem(item, &absent)
+			put, err := putNew("comment", toCommentItem(c))
 			if err != nil {
 				return err
 			}

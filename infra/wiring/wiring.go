@@ -1,7 +1,7 @@
-// Package stack wires the functions of template.yaml to one store, keyed by their logical ids, the way
+// Package wiring wires the functions of template.yaml to one store, keyed by their logical ids, the way
 // their Lambda mains do one by one. The local server serves it and the consistency tests inspect it;
 // Lambda never imports it.
-package stack
+package wiring
 
 import (
 	"fmt"
@@ -32,7 +32,7 @@ func Handlers(store *dynamo.Store, log *slog.Logger, cfg config.Config,
 	now func() time.Time) map[string]*httpapi.Router {
 	mailer, err := mail.FromConfig(cfg, log, now)
 	if err != nil {
-		panic(fmt.Sprintf("stack: %v", err)) // local tooling only: a bad mail setting stops it at start
+		panic(fmt.Sprintf("wiring: %v", err)) // local tooling only: a bad mail setting stops it at start
 	}
 	handlers := map[string]*httpapi.Router{
 		"AuthFunction":        auth.New(store, log, cfg.TokenTTL, now),

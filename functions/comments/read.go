@@ -7,10 +7,10 @@ import (
 	"github.com/reportingplatform/api/shared/httpapi"
 )
 
-// retrieve is GET /api/v1/comments/{id}/: the caller's session with the comment, then its commenter
+// read is GET /api/v1/comments/{id}/: the caller's session with the comment, then its commenter
 // unless that is the caller: two round trips, one for one's own comment. A caller who may not read the
 // comment gets the 404 of a missing one, so ids do not leak.
-func (h *handler) retrieve(w http.ResponseWriter, r *http.Request) error {
+func (h *handler) read(w http.ResponseWriter, r *http.Request) error {
 	id, idErr := httpapi.PathID(r)
 	caller, read, err := h.authenticate(r, domain.CommentReads{CommentID: id, CommentText: true}, idErr)
 	if err != nil {
