@@ -14,19 +14,9 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 src="$root/infra/client"
 dir="$root/.local/client"
 
-install() {
-  if cmp -s "$src/package-lock.json" "$dir/installed-lock.json" && [ -x "$dir/node_modules/.bin/tsc" ]; then
-    return 0
-  fi
-  echo "client: installing openapi-typescript, openapi-fetch and typescript with npm into $dir" >&2
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  cp "$src/package.json" "$src/package-lock.json" "$dir/"
-  # No install scripts: none of these packages needs one.
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2
-  # Written last: an install that failed half-way is done again next time.
-  cp "$src/package-lock.json" "$dir/installed-lock.json"
-}
+. "$root/infra/scripts/npm-pinned.sh"
+
+install() { npm_pinned client "$src" "$dir" node_modules/.bin/tsc; }
 
 tour() {
   local url=${1:?usage: client.sh tour URL}

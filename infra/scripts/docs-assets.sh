@@ -13,20 +13,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 src="$root/infra/docs"
 dir="$root/.local/docs"
 
-install() {
-  if cmp -s "$src/package-lock.json" "$dir/installed-lock.json" && [ -d "$dir/node_modules/swagger-ui-dist" ]; then
-    return 0
-  fi
-  echo "docs-assets: installing swagger-ui-dist and @redocly/cli with npm into $dir" >&2
-  rm -rf "$dir"
-  mkdir -p "$dir"
-  cp "$src/package.json" "$src/package-lock.json" "$dir/"
-  # No install scripts: none is needed, and swagger-ui-dist's dependency @scarf/scarf would use its to
-  # report the download.
-  (cd "$dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) >&2
-  # Written last: an install that failed half-way is done again next time.
-  cp "$src/package-lock.json" "$dir/installed-lock.json"
-}
+. "$root/infra/scripts/npm-pinned.sh"
+
+# No install scripts (npm_pinned): swagger-ui-dist's dependency @scarf/scarf would use its own to report
+# the download.
+install() { npm_pinned docs-assets "$src" "$dir" node_modules/swagger-ui-dist; }
 
 copy() {
   local out=${1:?usage: docs-assets.sh copy DIR}
