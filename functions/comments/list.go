@@ -67,7 +67,8 @@ func readListQuery(q url.Values) (listQuery, error) {
 // list is GET /api/v1/comments/. Round trips: the caller's session with the object's counter (count
 // and owner), in parallel with a Query of the comment index for the entries up to the page when they
 // are no more than a first page may read (speculativeRead; a deeper page's Query waits for both: one
-// round trip more); then one BatchGetItem of the page's comments and commenters. The count decides
+// round trip more, and one more again for a page that deepPage finds by the counts by time); then one
+// BatchGetItem of the page's comments and commenters. The count decides
 // visibility (another organization's object lists as empty) and the page's validity before the page
 // itself is read.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
@@ -128,18 +129,17 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	results := []commentJSON{}
 	if page.Len() > 0 {
-		plan := early
-		var res indexResult
+		var refs []domain.CommentRef
 		if speculative {
-			res = collect()
+			res := collect()
+			refs, err = early.window(res.refs, page), res.err
 		} else {
-			plan = countedRead(lq, page)
-			res.refs, res.err = h.store.CommentIndex(r.Context(), plan.query(lq))
+			refs, err = h.deepPage(r.Context(), lq, page, read.ByMonth)
 		}
-		if res.err != nil {
-			return res.err
+		if err != nil {
+			return err
 		}
-		if results, err = h.page(r.Context(), lq, plan.window(res.refs, page)); err != nil {
+		if results, err = h.page(r.Context(), lq, refs); err != nil {
 			return err
 		}
 	}
@@ -207,6 +207,29 @@ func speculativeRead(lq listQuery) (indexRead, bool) {
 		return indexRead{limit: needed}, true
 	}
 	return indexRead{}, false
+}
+
+// deepPage reads the entries of a page deeper than speculativeRead reads, once the count is known:
+// where the counts by creation time (byMonth, read with the count) find it, reading at most one time
+// bucket's entries besides the page's, whatever its depth (SPEC §11); else, when the buckets would
+// save nothing or do not account for every comment, from whichever end of the list is nearer.
+func (h *handler) deepPage(ctx context.Context, lq listQuery, page httpapi.Page,
+	byMonth map[string]int) ([]domain.CommentRef, error) {
+	from, to := page.Offset(), page.Offset()+page.Len()
+	if lq.descending {
+		from, to = page.Count-to, page.Count-from
+	}
+	refs, ok, err := h.store.CommentRange(ctx, domain.CommentRange{Object: lq.object, Tag: lq.tag,
+		N: page.Count, ByMonth: byMonth, From: from, To: to})
+	if err != nil || ok {
+		if lq.descending {
+			slices.Reverse(refs)
+		}
+		return refs, err
+	}
+	plan := countedRead(lq, page)
+	refs, err = h.store.CommentIndex(ctx, plan.query(lq))
+	return plan.window(refs, page), err
 }
 
 // countedRead is the read of a deep page once the count is known: from whichever end is nearer.

@@ -20,6 +20,17 @@ type CommentCount struct {
 	OrganizationID string
 }
 
+// CommentRange asks for the entries at positions [From, To) of an object's comments (only those with
+// Tag when it is set) in creation order, ties by id, given what the counters said as a list read them:
+// N comments, ByMonth by month of creation (CommentRead).
+type CommentRange struct {
+	Object   CommentObject
+	Tag      *string
+	N        int
+	ByMonth  map[string]int
+	From, To int
+}
+
 // CommentIndexQuery asks for the first Limit entries of an object's comments (only those with Tag when
 // it is set) in creation order, ties by id, or in exactly the reverse order when Descending.
 type CommentIndexQuery struct {
@@ -68,6 +79,10 @@ type CommentRead struct {
 	Comment *Comment
 	Parent  *Comment
 	Count   CommentCount
+	// ByMonth counts the comments Count counts by the month they were created in (UTC, "2006-01"),
+	// for the store to find a deep page from (CommentRange). Comments written before these counts
+	// were kept are missing from it: its sum is then less than Count.N.
+	ByMonth map[string]int
 	// Organization is the organization CommentReads.OrganizationID names, nil when it does not exist.
 	Organization *Organization
 }
@@ -85,6 +100,12 @@ type CommentStore interface {
 	// CommentIndex reads the first q.Limit entries of an object's comment index in q's order. It reads
 	// index entries only, never the comments themselves.
 	CommentIndex(ctx context.Context, q CommentIndexQuery) ([]CommentRef, error)
+	// CommentRange reads the entries of a page deep in the list, finding where it starts from the
+	// counts by creation time rather than by reading the entries before it: whatever the page's depth,
+	// it reads no more entries than the page and those of one ten-minute bucket. ok is false, and
+	// nothing is returned, when reading from the list's nearer end with CommentIndex costs no more, or
+	// the counts by time do not account for every comment (written before they were kept).
+	CommentRange(ctx context.Context, q CommentRange) (refs []CommentRef, ok bool, err error)
 	// CommentPage reads the comments refs name and their commenters in one round trip. Comments are
 	// returned in refs' order; a ref whose comment no longer exists is skipped. Commenters are keyed
 	// by user id and carry id, email and names only.

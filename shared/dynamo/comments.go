@@ -29,7 +29,8 @@ func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject,
 	if err != nil {
 		return domain.CommentCount{}, err
 	}
-	return decodeCounts(items, keys)
+	count, _, err := decodeCounts(items, keys)
+	return count, err
 }
 
 // countKeys are the counters an object's count needs: its own (count and owner) and, with a tag, the
@@ -42,14 +43,15 @@ func countKeys(object domain.CommentObject, tag *string) []key {
 	return keys
 }
 
-// decodeCounts makes the count out of a batch that read keys (countKeys).
-func decodeCounts(items map[key]map[string]types.AttributeValue, keys []key) (domain.CommentCount, error) {
+// decodeCounts makes the count, and its counts by month, out of a batch that read keys (countKeys).
+func decodeCounts(items map[key]map[string]types.AttributeValue,
+	keys []key) (domain.CommentCount, map[string]int, error) {
 	owner, err := decodeCount(items[keys[0]])
 	if err != nil {
-		return domain.CommentCount{}, err
+		return domain.CommentCount{}, nil, err
 	}
 	counted, err := decodeCount(items[keys[len(keys)-1]])
-	return domain.CommentCount{N: counted.Count, OrganizationID: owner.OrgID}, err
+	return domain.CommentCount{N: counted.Count, OrganizationID: owner.OrgID}, counted.Months, err
 }
 
 // decodeCount reads a counter; a missing one (nil) counts zero and has no owner.
@@ -61,7 +63,9 @@ func decodeCount(item map[string]types.AttributeValue) (countItem, error) {
 	if err := attributevalue.UnmarshalMap(item, &c); err != nil {
 		return c, fail("decode comment count", err)
 	}
-	return c, nil
+	months, err := decodeBucketCounts(item, monthOfAttr)
+	c.Months = months
+	return c, err
 }
 
 // indexEntry is a comment as the comment indexes project it: its keys and commenter_id.
@@ -77,6 +81,13 @@ type indexEntry struct {
 // Index reads are eventually consistent (DynamoDB offers nothing else on a GSI): a comment written a
 // moment ago may be missing for a moment.
 func (s *Store) CommentIndex(ctx context.Context, q domain.CommentIndexQuery) ([]domain.CommentRef, error) {
+	return s.commentIndex(ctx, q, "", "")
+}
+
+// commentIndex is CommentIndex within the entries whose sort key begins with prefix, or (descending)
+// is less than before, when either is set.
+func (s *Store) commentIndex(ctx context.Context, q domain.CommentIndexQuery,
+	prefix, before string) ([]domain.CommentRef, error) {
 	if q.Limit <= 0 {
 		return nil, nil
 	}
@@ -88,8 +99,8 @@ func (s *Store) CommentIndex(ctx context.Context, q domain.CommentIndexQuery) ([
 	}
 	refs := make([]domain.CommentRef, 0, min(q.Limit, 1000))
 	// A Query stops at 1 MB; only a page thousands of entries deep gets there.
-	_, err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, partition: partition,
-		descending: q.Descending, limit: q.Limit}, func(item map[string]types.AttributeValue) error {
+	_, err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, skAttr: skAttr, partition: partition,
+		prefix: prefix, before: before, descending: q.Descending, limit: q.Limit}, func(item map[string]types.AttributeValue) error {
 		ref, err := decodeIndexEntry(item, skAttr)
 		refs = append(refs, ref)
 		return err

@@ -16,6 +16,8 @@ import (
 //   - ADD +1 on its object's COUNT, which claims the object for the comment's organization unless another
 //     organization owns it with comments left (a failed claim is domain.ErrObjectOwnedElsewhere);
 //   - ADD +1 on its tag's COUNT#TAG;
+//   - ADD +1 on the counts of its month (on those counters) and of its ten minutes (month items), so
+//     that a deep page finds where it starts (comments_buckets.go);
 //   - with a parent: ADD +1 replies on the parent, conditioned on the version it was read at (it is still
 //     on this object, as deep as read) and bumping it, as a re-parent does (UpdateComment). The comment
 //     takes its depth and ancestors from that parent as read.
@@ -34,13 +36,8 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 	if err != nil {
 		return err
 	}
-	items := []types.TransactWriteItem{
-		put,
-		counterItem(objectCountKey(c.ContentType, c.ObjectID), 1, c.OrganizationID),
-	}
-	if tk := tagCountKey(c); tk != nil {
-		items = append(items, counterItem(*tk, 1, ""))
-	}
+	items := append([]types.TransactWriteItem{put}, objectCountItems(c, 1, c.OrganizationID)...)
+	items = append(items, tagCountItems(c, 1)...)
 	if pid := domain.Deref(c.ParentID); pid != "" {
 		if parent == nil {
 			return fail("create comment", errors.New("parent not read before the save"))

@@ -23,11 +23,9 @@ func (s *Store) DeleteComment(ctx context.Context, c domain.Comment) error {
 			Key: commentKey(c.ID).av(), ConditionExpression: cond.Condition(),
 			ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
 		}},
-		counterItem(objectCountKey(c.ContentType, c.ObjectID), -1, ""),
 	}
-	if tk := tagCountKey(c); tk != nil {
-		items = append(items, counterItem(*tk, -1, ""))
-	}
+	items = append(items, objectCountItems(c, -1, "")...)
+	items = append(items, tagCountItems(c, -1)...)
 	if pid := domain.Deref(c.ParentID); pid != "" {
 		exists := expression.AttributeExists(expression.Name(attrPK))
 		item, err := updateItem(commentKey(pid), expression.Add(expression.Name("replies"), expression.Value(-1)), &exists)

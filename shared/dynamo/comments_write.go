@@ -20,6 +20,8 @@ import (
 //     object for the comment's organization unless another organization owns it with comments left
 //     (a failed claim is the 400 under object_id);
 //   - when its object or tag changes: ADD -1 / +1 on the COUNT#TAG items it leaves and joins;
+//   - with each of those counters, the same on its count of the comment's month and on the month
+//     item's count of its ten minutes (objectCountItems, tagCountItems);
 //   - when its parent changes: ADD -1 replies on the old parent, ADD +1 replies on the new one,
 //     conditioned on the new parent's version and bumping it. The comment's depth and ancestors are its
 //     new parent's as read, so the new parent must still be as read: not moved, deleted or re-parented
@@ -45,18 +47,13 @@ func (s *Store) UpdateComment(ctx context.Context, u domain.CommentUpdate) error
 	items := []types.TransactWriteItem{comment}
 	claim := -1
 	if old.ContentType != next.ContentType || old.ObjectID != next.ObjectID {
-		items = append(items, counterItem(objectCountKey(old.ContentType, old.ObjectID), -1, ""))
+		items = append(items, objectCountItems(old, -1, "")...)
 		claim = len(items)
-		items = append(items, counterItem(objectCountKey(next.ContentType, next.ObjectID), 1, next.OrganizationID))
+		items = append(items, objectCountItems(next, 1, next.OrganizationID)...)
 	}
-	oldTag, newTag := tagCountKey(old), tagCountKey(next)
-	if !sameKey(oldTag, newTag) {
-		if oldTag != nil {
-			items = append(items, counterItem(*oldTag, -1, ""))
-		}
-		if newTag != nil {
-			items = append(items, counterItem(*newTag, 1, ""))
-		}
+	if !sameKey(tagCountKey(old), tagCountKey(next)) {
+		items = append(items, tagCountItems(old, -1)...)
+		items = append(items, tagCountItems(next, 1)...)
 	}
 	parentItems, err := parentUpdates(u)
 	if err != nil {
@@ -112,10 +109,40 @@ func commentUpdateItem(old, next domain.Comment) (types.TransactWriteItem, error
 	return updateItem(commentKey(old.ID), upd, &cond)
 }
 
-// counterItem adds delta to a counter. With owner set it also claims the object for owner, on the
-// condition that no other organization owns it while it still has comments.
-func counterItem(k key, delta int, owner string) types.TransactWriteItem {
-	upd := expression.Add(expression.Name("n"), expression.Value(delta))
+// objectCountItems add delta to what counts c among its object's comments: the object's COUNT (n and
+// the count of c's month; with owner set, claiming the object as counterItem says) and the count of
+// c's ten minutes in its month item.
+func objectCountItems(c domain.Comment, delta int, owner string) []types.TransactWriteItem {
+	month, slot := commentBuckets(c.CreatedAt)
+	return []types.TransactWriteItem{
+		counterItem(objectCountKey(c.ContentType, c.ObjectID), delta, owner, month),
+		addItem(objectMonthKey(c.ContentType, c.ObjectID, nil, month), slotCountAttr(slot), delta),
+	}
+}
+
+// tagCountItems do the same for c's tag's COUNT#TAG and month item; nothing for a comment without one.
+func tagCountItems(c domain.Comment, delta int) []types.TransactWriteItem {
+	if c.Tag == nil {
+		return nil
+	}
+	month, slot := commentBuckets(c.CreatedAt)
+	return []types.TransactWriteItem{
+		counterItem(*tagCountKey(c), delta, "", month),
+		addItem(objectMonthKey(c.ContentType, c.ObjectID, c.Tag, month), slotCountAttr(slot), delta),
+	}
+}
+
+// addItem adds delta to the number attr of the item at k, creating either if absent.
+func addItem(k key, attr string, delta int) types.TransactWriteItem {
+	item, _ := updateItem(k, expression.Add(expression.Name(attr), expression.Value(delta)), nil) // cannot fail to build
+	return item
+}
+
+// counterItem adds delta to a counter and to its count of month. With owner set it also claims the
+// object for owner, on the condition that no other organization owns it while it still has comments.
+func counterItem(k key, delta int, owner, month string) types.TransactWriteItem {
+	upd := expression.Add(expression.Name("n"), expression.Value(delta)).
+		Add(expression.Name(monthCountAttr(month)), expression.Value(delta))
 	if owner == "" {
 		item, _ := updateItem(k, upd, nil) // a fixed, valid expression: it cannot fail to build
 		return item

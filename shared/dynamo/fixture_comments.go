@@ -30,7 +30,8 @@ const (
 
 // PutComments creates or replaces comments. Each transaction holds up to 25 comments of one
 // object together with the exact change of every counter they touch, summed per item: the object's
-// COUNT (n, and org_id = the comments' organization) and COUNT#TAG# counters, the parents' replies,
+// COUNT (n, and org_id = the comments' organization) and COUNT#TAG# counters with their counts by
+// month, the month items' counts by ten minutes, the parents' replies,
 // and for a replaced comment the counters and parent it leaves. So after any transaction the counters
 // match the stored comments, even when a load stops half-way.
 //
@@ -69,16 +70,16 @@ func (s *Store) PutComments(ctx context.Context, comments []FixtureComment) erro
 // fixtureCommentTx collects the comments of one transaction and the summed counter changes they make.
 type fixtureCommentTx struct {
 	comments []FixtureComment
-	touched  map[key]bool   // every item the transaction writes
-	bytes    int            // a generous estimate of the size of the comments
-	replies  map[string]int // comment id → change of its replies
-	counts   map[key]int    // counter → change of n
-	owners   map[key]string // COUNT counter → organization to set
-	keys     []key          // counters in first-touched order, for a stable transaction
+	touched  map[key]bool           // every item the transaction writes
+	bytes    int                    // a generous estimate of the size of the comments
+	replies  map[string]int         // comment id → change of its replies
+	counts   map[key]map[string]int // counter → attribute (n, a month's or ten minutes' count) → change
+	owners   map[key]string         // COUNT counter → organization to set
+	keys     []key                  // counters in first-touched order, for a stable transaction
 }
 
 func newFixtureCommentTx() *fixtureCommentTx {
-	return &fixtureCommentTx{touched: map[key]bool{}, replies: map[string]int{}, counts: map[key]int{},
+	return &fixtureCommentTx{touched: map[key]bool{}, replies: map[string]int{}, counts: map[key]map[string]int{},
 		owners: map[key]string{}}
 }
 
@@ -90,9 +91,11 @@ func fixtureCommentTouches(fc FixtureComment) []key {
 		if c == nil {
 			continue
 		}
-		keys = append(keys, objectCountKey(c.ContentType, c.ObjectID))
+		month, _ := commentBuckets(c.CreatedAt)
+		keys = append(keys, objectCountKey(c.ContentType, c.ObjectID), objectMonthKey(c.ContentType, c.ObjectID, nil, month))
 		if c.Tag != nil {
-			keys = append(keys, objectTagCountKey(c.ContentType, c.ObjectID, *c.Tag))
+			keys = append(keys, objectTagCountKey(c.ContentType, c.ObjectID, *c.Tag),
+				objectMonthKey(c.ContentType, c.ObjectID, c.Tag, month))
 		}
 		if c.ParentID != nil {
 			keys = append(keys, commentKey(*c.ParentID))
@@ -137,21 +140,31 @@ func (tx *fixtureCommentTx) add(fc FixtureComment) {
 	tx.owners[objectCountKey(fc.Comment.ContentType, fc.Comment.ObjectID)] = fc.Comment.OrganizationID
 }
 
+// count changes what counts c as the API's writes do (objectCountItems, tagCountItems).
 func (tx *fixtureCommentTx) count(c domain.Comment, delta int) {
-	tx.counter(objectCountKey(c.ContentType, c.ObjectID), delta)
+	month, slot := commentBuckets(c.CreatedAt)
+	tx.counter(objectCountKey(c.ContentType, c.ObjectID), delta, "n", monthCountAttr(month))
+	tx.counter(objectMonthKey(c.ContentType, c.ObjectID, nil, month), delta, slotCountAttr(slot))
 	if c.Tag != nil {
-		tx.counter(objectTagCountKey(c.ContentType, c.ObjectID, *c.Tag), delta)
+		tx.counter(objectTagCountKey(c.ContentType, c.ObjectID, *c.Tag), delta, "n", monthCountAttr(month))
+		tx.counter(objectMonthKey(c.ContentType, c.ObjectID, c.Tag, month), delta, slotCountAttr(slot))
 	}
 	if c.ParentID != nil {
 		tx.replies[*c.ParentID] += delta
 	}
 }
 
-func (tx *fixtureCommentTx) counter(k key, delta int) {
-	if _, ok := tx.counts[k]; !ok {
+// counter adds delta to the attributes attrs of counter k.
+func (tx *fixtureCommentTx) counter(k key, delta int, attrs ...string) {
+	changes, ok := tx.counts[k]
+	if !ok {
+		changes = map[string]int{}
+		tx.counts[k] = changes
 		tx.keys = append(tx.keys, k)
 	}
-	tx.counts[k] += delta
+	for _, attr := range attrs {
+		changes[attr] += delta
+	}
 }
 
 // writeFixtureCommentTx runs one comment transaction. what[i] says what a failed condition on item i means.
@@ -198,10 +211,16 @@ func (s *Store) writeFixtureCommentTx(ctx context.Context, tx *fixtureCommentTx)
 	}
 	for _, k := range tx.keys {
 		org, owner := tx.owners[k]
-		if tx.counts[k] == 0 && !owner {
+		var upd expression.UpdateBuilder
+		changed := false
+		for _, attr := range slices.Sorted(maps.Keys(tx.counts[k])) {
+			if d := tx.counts[k][attr]; d != 0 {
+				upd, changed = upd.Add(expression.Name(attr), expression.Value(d)), true
+			}
+		}
+		if !changed && !owner {
 			continue
 		}
-		upd := expression.Add(expression.Name("n"), expression.Value(tx.counts[k]))
 		if owner {
 			upd = upd.Set(expression.Name("org_id"), expression.Value(org))
 		}

@@ -271,6 +271,8 @@ type countItem struct {
 	SK    string `dynamodbav:"SK"`
 	OrgID string `dynamodbav:"org_id,omitempty"`
 	Count int    `dynamodbav:"n"`
+	// Months are its counts by month ("M#2006-01" attributes, keys.go), read by decodeCount.
+	Months map[string]int `dynamodbav:"-"`
 }
 
 type timeField struct {

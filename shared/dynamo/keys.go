@@ -65,6 +65,65 @@ func objectTagCountKey(contentType, objectID, tag string) key {
 	return key{objectPartition(contentType, objectID), "COUNT#TAG#" + tag}
 }
 
+// Comments are also counted by when they were created (SPEC §11: a deep page finds where it starts
+// from counts, not by reading the entries it skips). A time bucket is a prefix of the index sort key
+// (commentSortKey): a month, "2026-11", and within it ten minutes, "2026-11-27T15:3". The object's
+// COUNT item (a tag's COUNT#TAG item) holds a count per month; a month item holds that month's counts
+// per ten minutes.
+const (
+	monthBucketLen = len("2006-01")
+	slotBucketLen  = len("2006-01-02T15:0")
+)
+
+// commentBuckets are the month and the ten minutes a comment created at created falls in.
+func commentBuckets(created time.Time) (month, slot string) {
+	sk := commentSortKey(created, "")
+	return sk[:monthBucketLen], sk[:slotBucketLen]
+}
+
+// objectMonthKey holds the counts per ten minutes of month of an object's comments or, with a tag, of
+// its comments with that tag. The month is fixed-width, so no tag makes two keys meet.
+func objectMonthKey(contentType, objectID string, tag *string, month string) key {
+	sk := "MONTH#" + month
+	if tag != nil {
+		sk += "#TAG#" + *tag
+	}
+	return key{objectPartition(contentType, objectID), sk}
+}
+
+// The attributes that hold the counts by time: "M#2026-11" on a COUNT item, "S#27T15:3" on a month
+// item (the ten minutes without their month).
+const (
+	monthCountPrefix = "M#"
+	slotCountPrefix  = "S#"
+)
+
+func monthCountAttr(month string) string { return monthCountPrefix + month }
+func slotCountAttr(slot string) string   { return slotCountPrefix + slot[monthBucketLen+1:] }
+
+// slotOfAttr is the ten minutes a month item's attribute counts, "" for another attribute.
+func slotOfAttr(month, attr string) string {
+	rest, ok := strings.CutPrefix(attr, slotCountPrefix)
+	if !ok || len(month)+1+len(rest) != slotBucketLen {
+		return ""
+	}
+	return month + "-" + rest
+}
+
+// monthOfAttr is the month a COUNT item's attribute counts, "" for another attribute.
+func monthOfAttr(attr string) string {
+	month, ok := strings.CutPrefix(attr, monthCountPrefix)
+	if !ok || len(month) != monthBucketLen {
+		return ""
+	}
+	return month
+}
+
+// bucketEnd is the least sort key after every one in bucket: its last character, a digit, plus one.
+func bucketEnd(bucket string) string {
+	return bucket[:len(bucket)-1] + string(bucket[len(bucket)-1]+1)
+}
+
 const (
 	memberSKPrefix    = "MEMBER#"
 	portfolioSKPrefix = "PORTFOLIO#"

@@ -83,9 +83,12 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
 		keys = append(keys, counts...)
 	}
 	ok := askFor(&keys, q.OrganizationID != "", orgKey(q.OrganizationID))
-	opts := readOptions{projection: &commentsWithoutText}
-	if q.CommentText {
-		opts.projection = nil
+	// One projection serves the whole BatchGetItem: it leaves a comment's text out, but would leave out
+	// a counter's counts by month too (no projection can name attributes it does not know), which a
+	// list needs and which no request that reads a comment does.
+	var opts readOptions
+	if (q.CommentID != "" || q.ParentID != "") && !q.CommentText {
+		opts.projection = &commentsWithoutText
 	}
 	items, err := s.batchRead(ctx, "read session and comments", keys, opts)
 	if err != nil {
@@ -102,7 +105,7 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
 		return domain.CommentRead{}, err
 	}
 	if q.Object != nil {
-		if out.Count, err = decodeCounts(items, counts); err != nil {
+		if out.Count, out.ByMonth, err = decodeCounts(items, counts); err != nil {
 			return domain.CommentRead{}, err
 		}
 	}
