@@ -21,8 +21,8 @@ import (
 // BatchGetItems (the store asks for it with ReturnConsumedCapacity TOTAL), the index entries the
 // Queries scanned, and the items the BatchGetItems returned.
 type reads struct {
-	queryUnits, batchUnits       float64
-	scanned, queries, batchItems int
+	queryUnits, batchUnits                float64
+	scanned, queries, batches, batchItems int
 }
 
 // readCost collects reads from an SDK middleware on the store's client.
@@ -63,6 +63,7 @@ func (c *readCost) middleware(stack *middleware.Stack) error {
 				c.r.queryUnits += units(o.ConsumedCapacity)
 				c.r.scanned += int(o.ScannedCount)
 			case *dynamodb.BatchGetItemOutput:
+				c.r.batches++
 				for _, cc := range o.ConsumedCapacity {
 					c.r.batchUnits += units(&cc)
 				}
