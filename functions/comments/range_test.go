@@ -3,7 +3,6 @@ package comments_test
 import (
 	"context"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,7 +15,6 @@ import (
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // A page deep in a list, by a page number the client wrote (SPEC §11), starts where the counts by
@@ -39,15 +37,7 @@ type rangeList struct {
 }
 
 func newRangeList(t *testing.T) *rangeList {
-	db := testkit.NewDB(t)
-	cost := &readCost{}
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, cost.middleware)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e := setupOn(t, db, dynamo.New(client, db.Table))
+	e, cost := setupCosted(t)
 	l := &rangeList{e: e, cost: cost, objectID: uuid.NewString()}
 	// The list crosses a month's end at entry 1300, in its middle.
 	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC).Add(-1300 * rangeSpacing)
@@ -120,15 +110,18 @@ func (l *rangeList) byBuckets(t *testing.T, tag string, desc bool, page, size in
 	}
 }
 
+// rangePage is a page of a rangeList's list.
+type rangePage struct {
+	name       string
+	tag        string
+	desc       bool
+	page, size int
+}
+
 func TestADeepPageReadsOneBucket(t *testing.T) {
 	l := newRangeList(t)
 	n := len(l.comments)
-	for _, tc := range []struct {
-		name       string
-		tag        string
-		desc       bool
-		page, size int
-	}{
+	for _, tc := range []rangePage{
 		{"the middle page", "", false, n / 2 / 20, 20},
 		{"the middle page, newest first", "", true, n/2/20 + 1, 20},
 		{"a page in the first month", "", false, 551, 2},           // entries 1100-1101
@@ -197,12 +190,7 @@ func TestADeepPageReadsOneBucket(t *testing.T) {
 	l.e.load(t, fixture.File{Comments: kept[1000:1100]})
 	l.comments = kept
 	n = len(kept)
-	for _, tc := range []struct {
-		name       string
-		tag        string
-		desc       bool
-		page, size int
-	}{
+	for _, tc := range []rangePage{
 		{"after writes: the middle page", "", false, n / 2 / 20, 20},
 		{"after writes: the middle page, newest first", "", true, n / 2 / 20, 20},
 		{"after writes: a deep tagged page", "t", false, 55, 20},
