@@ -145,3 +145,32 @@ func ScaleSummary(rows []ScaleRow, samples int, took time.Duration) string {
 	return fmt.Sprintf("sizes N = %s; p50 of %d warm requests per list and size; run took %s",
 		strings.Join(ns, ", "), samples, took.Round(time.Second))
 }
+
+// WalkRow is one list walked by `make scale` at one size: its pages followed by their `next` links
+// from page 1 to the end (SPEC §11, "Walking a list"), with the totals of the requests and the pages'
+// mean.
+type WalkRow struct {
+	List     string
+	N, Count int // the size loaded; the items the walk returned
+	Pages    int // the pages requested
+	// Stopped says why the walk did not reach the end (its time ran out, or a page failed), or is "".
+	Stopped    string
+	Took       time.Duration // the pages' requests, summed
+	RoundTrips int           // sequential DynamoDB round trips, summed over the pages
+	Read       float64       // read request units as AWS bills them, summed over the pages
+}
+
+// WriteWalkTable prints one line per list and size: the pages walked, their totals (time, round trips,
+// read units) and the same per page.
+func WriteWalkTable(w io.Writer, rows []WalkRow) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "walk by next (page_size=100)\tN\titems\tpages\ttotal s\tround trips\tRCU\tms/page\t"+
+		"round trips/page\tRCU/page\t")
+	for _, r := range rows {
+		pages := float64(max(r.Pages, 1))
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%s\n", r.List, r.N, r.Count, r.Pages,
+			r.Took.Seconds(), r.RoundTrips, r.Read, float64(r.Took.Microseconds())/1000/pages,
+			float64(r.RoundTrips)/pages, r.Read/pages, r.Stopped)
+	}
+	return tw.Flush()
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http/httptest"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -32,20 +33,26 @@ func BenchmarkScale(b *testing.B) {
 		b.Fatal(err)
 	}
 	start := time.Now()
-	var rows []bench.ScaleRow
+	var (
+		rows  []bench.ScaleRow
+		walks []bench.WalkRow
+	)
 	for _, n := range sizes {
-		ok := b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) { rows = append(rows, makeScale.measure(b, n)...) })
+		ok := b.Run(fmt.Sprintf("N=%d", n), func(b *testing.B) {
+			r, w := makeScale.measure(b, n)
+			rows, walks = append(rows, r...), append(walks, w...)
+		})
 		// After every size, so that a run stopped during a large one leaves the smaller ones' figures.
-		reportScale(b, byList(rows), time.Since(start))
+		reportScale(b, byList(rows), walks, time.Since(start))
 		if !ok {
 			return
 		}
 	}
 }
 
-// reportScale prints the rows of the sizes measured, writes them into docs/PERFORMANCE.md and draws
-// them.
-func reportScale(b *testing.B, rows []bench.ScaleRow, took time.Duration) {
+// reportScale prints the rows and walks of the sizes measured, writes them into docs/PERFORMANCE.md
+// and draws the rows.
+func reportScale(b *testing.B, rows []bench.ScaleRow, walks []bench.WalkRow, took time.Duration) {
 	if len(rows) == 0 {
 		return
 	}
@@ -63,6 +70,13 @@ func reportScale(b *testing.B, rows []bench.ScaleRow, took time.Duration) {
 	}
 	fmt.Fprintf(out, "RCU: read request units per request as AWS bills them (bench.Billed). A list is timed at a size "+
 		"until its requests there, warm-ups included, took %s: the requests column says how many were\n\n", makeScale.budget)
+	if err := bench.WriteWalkTable(out, slices.SortedStableFunc(slices.Values(walks), func(a, b bench.WalkRow) int {
+		return strings.Compare(a.List, b.List)
+	})); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Fprintf(out, "A walk follows the next links from page 1 to the end, its requests one after another; it stops "+
+		"when they took %s\n\n", makeScale.walkBudget)
 	writeSection(b, "scale", report.String())
 	drawScale(b, rows)
 }
@@ -95,8 +109,8 @@ func drawScale(b *testing.B, rows []bench.ScaleRow) {
 // timed, and has its line in the table; the goals and the chart are made from what was measured.
 func TestScaleHarness(t *testing.T) {
 	const n = 20
-	run := scaleRun{warmUps: 1, samples: 2, budget: time.Minute}
-	rows := run.measure(t, n)
+	run := scaleRun{warmUps: 1, samples: 2, budget: time.Minute, walkPageSize: 6, walkBudget: time.Minute}
+	rows, walks := run.measure(t, n)
 	var table strings.Builder
 	if err := bench.WriteScaleTable(&table, rows); err != nil {
 		t.Fatal(err)
@@ -125,6 +139,25 @@ func TestScaleHarness(t *testing.T) {
 	if goals.String() != "SPEC §11 goals: a run of one size (N=[20]) has nothing to compare\n" {
 		t.Errorf("goals of a run of one size:\n%s", goals.String())
 	}
+	scopes := (&scaleWorld{n: n}).scopes()
+	if len(walks) != len(scopes) {
+		t.Fatalf("%d walks for %d lists", len(walks), len(scopes))
+	}
+	counts := map[string]int{} // by list, as page 1 answered
+	for _, r := range rows {
+		counts[r.List] = r.Count
+	}
+	for i, w := range walks {
+		count := counts[scopes[i].what+", page 1"]
+		if want := (count + 5) / 6; w.List != scopes[i].what || w.Stopped != "" || w.Count != count ||
+			w.Pages != want || w.RoundTrips < w.Pages || w.Read <= 0 {
+			t.Errorf("walk %+v: want %d items in %d pages, their calls recorded", w, count, want)
+		}
+	}
+	var walkTable strings.Builder
+	if err := bench.WriteWalkTable(&walkTable, walks); err != nil || !strings.Contains(walkTable.String(), scopes[0].what) {
+		t.Errorf("walk table: %v\n%s", err, walkTable.String())
+	}
 	svg := filepath.Join(t.TempDir(), "comments.svg")
 	if err := bench.DrawScale(svg, "comments", rows[:4]); err != nil {
 		t.Fatal(err)
@@ -140,16 +173,80 @@ type scaleRun struct {
 	// budget is the time a list's requests may take at one size, warm-ups included: past it, the list
 	// is timed no more there (a list that reads its whole scope can take seconds a request).
 	budget time.Duration
+	// A walk asks for pages of walkPageSize and stops once its requests took walkBudget.
+	walkPageSize int
+	walkBudget   time.Duration
 }
 
 // makeScale is `make scale`'s run.
-var makeScale = scaleRun{warmUps: 3, samples: 30, budget: time.Minute}
+var makeScale = scaleRun{warmUps: 3, samples: 30, budget: time.Minute, walkPageSize: 100, walkBudget: 2 * time.Minute}
 
-// measure loads a scaleWorld of size n, sends each list's warm-ups (through testkit.Do, which checks
-// the answers against openapi.yaml, and which must count what was loaded), then times the lists in
-// rounds of one request each, so that a machine that slows down during the run slows every list alike.
-func (run scaleRun) measure(tb testing.TB, n int) []bench.ScaleRow {
+// measure loads a scaleWorld of size n, measures its lists' pages (pages) and walks them (walk).
+func (run scaleRun) measure(tb testing.TB, n int) ([]bench.ScaleRow, []bench.WalkRow) {
 	s := newScaleWorld(tb, n)
+	rows := run.pages(tb, s)
+	var walks []bench.WalkRow
+	for _, c := range s.scopes() {
+		walks = append(walks, run.walk(tb, s, c))
+	}
+	return rows, walks
+}
+
+// walk follows the next links of c's list from page 1 to the end (or until walkBudget), one request
+// after another, and checks that it returned every item once.
+func (run scaleRun) walk(tb testing.TB, s *scaleWorld, c scope) bench.WalkRow {
+	row := bench.WalkRow{List: c.what, N: s.n}
+	seen := map[string]bool{}
+	for path := c.path(fmt.Sprintf("page_size=%d", run.walkPageSize)); path != ""; {
+		if row.Took > run.walkBudget {
+			row.Stopped = fmt.Sprintf("stopped after %s", run.walkBudget)
+			break
+		}
+		took, calls, rr := s.send(path, c.token)
+		row.Pages++
+		row.Took += took
+		row.RoundTrips += bench.Sequential(calls)
+		for _, call := range calls {
+			row.Read += call.Read
+		}
+		if rr.Code != 200 {
+			row.Stopped = "page " + failure(rr.Code, took)
+			break
+		}
+		var page struct {
+			Next    *string
+			Results []struct{ ID string }
+		}
+		if err := json.Unmarshal(rr.Body.Bytes(), &page); err != nil {
+			tb.Fatalf("%s: %v", path, err)
+		}
+		for _, r := range page.Results {
+			if seen[r.ID] {
+				tb.Errorf("N=%d, walk of %s: %s returned twice", s.n, c.what, r.ID)
+			}
+			seen[r.ID] = true
+		}
+		path = ""
+		if page.Next != nil {
+			u, err := url.Parse(*page.Next)
+			if err != nil {
+				tb.Fatalf("%s: next %q: %v", c.what, *page.Next, err)
+			}
+			path = u.RequestURI()
+		}
+	}
+	row.Count = len(seen)
+	if row.Stopped == "" && row.Count != c.count {
+		tb.Errorf("N=%d, walk of %s: %d items, want %d (loaded)", s.n, c.what, row.Count, c.count)
+	}
+	return row
+}
+
+// pages sends each list's warm-ups (through testkit.Do, which checks the answers against openapi.yaml,
+// and which must count what was loaded), then times the lists in rounds of one request each, so that a
+// machine that slows down during the run slows every list alike.
+func (run scaleRun) pages(tb testing.TB, s *scaleWorld) []bench.ScaleRow {
+	n := s.n
 	lists := s.lists()
 	rows := make([]bench.ScaleRow, len(lists))
 	spent := make([]time.Duration, len(lists))
@@ -203,18 +300,23 @@ func failure(status int, took time.Duration) string {
 	return fmt.Sprintf("%d after %.1f s", status, took.Seconds())
 }
 
-// time sends one request of the list, timing the gateway's ServeHTTP alone, and records it in stats
-// when it succeeds.
+// time sends one request of the list and records it in stats when it succeeds.
 func (s *scaleWorld) time(l scaleList, stats *bench.Stats) (time.Duration, int) {
-	r, rr := testkit.Request{Method: "GET", Path: l.path, Token: l.token}.HTTP(), httptest.NewRecorder()
+	took, calls, rr := s.send(l.path, l.token)
+	if rr.Code == 200 {
+		stats.Add(took, calls)
+	}
+	return took, rr.Code
+}
+
+// send sends one GET, timing the gateway's ServeHTTP alone, and returns the DynamoDB calls it made.
+func (s *scaleWorld) send(path, token string) (time.Duration, []bench.Call, *httptest.ResponseRecorder) {
+	r, rr := testkit.Request{Method: "GET", Path: path, Token: token}.HTTP(), httptest.NewRecorder()
 	s.rec.Reset()
 	start := time.Now()
 	s.gw.ServeHTTP(rr, r)
 	took := time.Since(start)
-	if rr.Code == 200 {
-		stats.Add(took, s.rec.Calls())
-	}
-	return took, rr.Code
+	return took, s.rec.Calls(), rr
 }
 
 // byList orders rows (measured size by size) list by list, sizes in the order measured.

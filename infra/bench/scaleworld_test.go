@@ -204,51 +204,57 @@ type scaleList struct {
 	count                      int
 }
 
-// lists are the lists of SPEC §11 at this size, each in its pages.
-func (s *scaleWorld) lists() []scaleList {
-	comments := "/api/v1/comments/?content_type=report&object_id=" + s.object
-	middle := (s.n+19)/20/2 + 1 // of the n/20 pages of 20
-	var ls []scaleList
-	for _, c := range []struct {
-		what, page, query string
-		count             int
-		held              bool
-	}{
-		{"comments", "page 1", "", s.n, true},
-		{"comments", "middle page", fmt.Sprintf("&page=%d", min(middle, (s.n+19)/20)), s.n, false},
-		{"comments", "page=last", "&page=last", s.n, true},
-		{"comments by tag", "page 1", "&tag=t", s.tagged, true},
-	} {
-		ls = append(ls,
-			scaleList{name: c.what + ", " + c.page, chart: "comments", label: c.what + ", " + c.page,
-				series: c.what + ", " + c.page,
-				held:   c.held, token: s.member, path: comments + c.query, count: c.count})
+// scope is one list of SPEC §11 at this size: what it lists, for whom, with which query.
+type scope struct {
+	what, short, chart, token, query string
+	count                            int
+}
+
+// scopes are the lists `make scale` measures: comments by object and by tag, invitations in each
+// scope and filter.
+func (s *scaleWorld) scopes() []scope {
+	comments := "content_type=report&object_id=" + s.object
+	return []scope{
+		{"comments", "comments", "comments", s.member, comments, s.n},
+		{"comments by tag", "comments by tag", "comments", s.member, comments + "&tag=t", s.tagged},
+		{"invitations of one organization (its administrator)", "administrator", "invitations", s.admin, "", s.acme},
+		{"invitations of a member of 3 organizations", "member of 3", "invitations", s.member, "", s.organizations},
+		{"invitations to one address (the invitee)", "invitee", "invitations", s.invitee, "", s.addressed},
+		{"invitations, staff", "staff", "invitations", s.staff, "", s.organizations},
+		{"invitations, staff, status=2", "staff, status=2", "invitations", s.staff, "status=2", s.cancelled},
+		{"invitations, staff, email", "staff, email", "invitations", s.staff, "email=" + url.QueryEscape(s.inviteeEmail),
+			s.addressed},
 	}
-	const invitations = "/api/v1/organization-invitations/"
-	for _, inv := range []struct {
-		what, short, token, query string
-		count                     int
-	}{
-		{"invitations of one organization (its administrator)", "administrator", s.admin, "", s.acme},
-		{"invitations of a member of 3 organizations", "member of 3", s.member, "", s.organizations},
-		{"invitations to one address (the invitee)", "invitee", s.invitee, "", s.addressed},
-		{"invitations, staff", "staff", s.staff, "", s.organizations},
-		{"invitations, staff, status=2", "staff, status=2", s.staff, "status=2", s.cancelled},
-		{"invitations, staff, email", "staff, email", s.staff, "email=" + url.QueryEscape(s.inviteeEmail), s.addressed},
-	} {
-		for _, page := range []struct{ name, query string }{{"page 1", ""}, {"page=last", "page=last"}} {
-			query := inv.query
-			if page.query != "" && query != "" {
-				query += "&"
-			}
-			query += page.query
-			path := invitations
-			if query != "" {
-				path += "?" + query
-			}
-			ls = append(ls,
-				scaleList{name: inv.what + ", " + page.name, chart: "invitations", label: inv.short + ", " + page.name,
-					series: inv.short, held: true, token: inv.token, path: path, count: inv.count})
+}
+
+// path is the scope's list with more query parameters.
+func (c scope) path(more string) string {
+	path := "/api/v1/organization-invitations/"
+	if c.chart == "comments" {
+		path = "/api/v1/comments/"
+	}
+	query := c.query
+	if query != "" && more != "" {
+		query += "&"
+	}
+	if query += more; query != "" {
+		path += "?" + query
+	}
+	return path
+}
+
+// lists are the scopes' pages: page 1 and page=last, whose costs SPEC §11 holds flat, and the middle
+// page of 20 by the page number a client would write.
+func (s *scaleWorld) lists() []scaleList {
+	var ls []scaleList
+	for _, c := range s.scopes() {
+		pages := max((c.count+19)/20, 1)
+		for _, page := range []struct {
+			name, query string
+			held        bool
+		}{{"page 1", "", true}, {"middle page", fmt.Sprintf("page=%d", pages/2+1), false}, {"page=last", "page=last", true}} {
+			ls = append(ls, scaleList{name: c.what + ", " + page.name, chart: c.chart, label: c.short + ", " + page.name,
+				series: c.short, held: page.held, token: c.token, path: c.path(page.query), count: c.count})
 		}
 	}
 	return ls
