@@ -165,10 +165,10 @@ type WalkRow struct {
 func WriteWalkTable(w io.Writer, rows []WalkRow) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "walk by next (page_size=100)\tN\titems\tpages\ttotal s\tround trips\tRCU\tms/page\t"+
-		"round trips/page\tRCU/page\t")
+		"round trips/page\tRCU/page\tstopped")
 	for _, r := range rows {
 		pages := float64(max(r.Pages, 1))
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%.0f\t%.1f\t%.1f\t%.1f\t%s\n", r.List, r.N, r.Count, r.Pages,
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%.1f\t%d\t%.1f\t%.1f\t%.1f\t%.1f\t%s\n", r.List, r.N, r.Count, r.Pages,
 			r.Took.Seconds(), r.RoundTrips, r.Read, float64(r.Took.Microseconds())/1000/pages,
 			float64(r.RoundTrips)/pages, r.Read/pages, r.Stopped)
 	}
