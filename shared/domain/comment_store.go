@@ -103,8 +103,9 @@ type CommentStore interface {
 	// CommentRange reads the entries of a page deep in the list, finding where it starts from the
 	// counts by creation time rather than by reading the entries before it: whatever the page's depth,
 	// it reads no more entries than the page and those of one ten-minute bucket. ok is false, and
-	// nothing is returned, when reading from the list's nearer end with CommentIndex costs no more, or
-	// the counts by time do not account for every comment (written before they were kept).
+	// nothing is returned, when the caller had better read from the list's nearer end with
+	// CommentIndex: the page is near enough to it for one Query, that read would be no larger, or the
+	// counts by time do not account for every comment (written before they were kept).
 	CommentRange(ctx context.Context, q CommentRange) (refs []CommentRef, ok bool, err error)
 	// CommentPage reads the comments refs name and their commenters in one round trip. Comments are
 	// returned in refs' order; a ref whose comment no longer exists is skipped. Commenters are keyed
