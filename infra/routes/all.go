@@ -93,7 +93,7 @@ var All = []Route{{
 	Event:  "CommentsFunction-delete.json",
 }, {
 	// It revokes the token it sends: last of those that need one.
-	Method: "POST", Pattern: "/api/v1/auth/logout", Function: "AuthFunction",
+	Method: "POST", Pattern: "/api/v1/auth/logout", Function: "AuthFunction", Revokes: true,
 	Who:    []Outcome{y, y, y, y, y, y, y, y},
 	Sample: Request{As: "staff", Path: "/api/v1/auth/logout", Status: 204},
 	Event:  "AuthFunction-post-logout.json",

@@ -47,6 +47,7 @@ type Route struct {
 	Rejected string
 	NoStore  bool // it never calls the store: no store fault reaches it, no IAM action, no round trip
 	Hashes   bool // it runs argon2id (login, a new user's password)
+	Revokes  bool // it revokes the token it is sent: each of its requests needs a new one
 	Sample   Request
 	// Event is its file in events/ for `sam local invoke`, which TestEventFilesCoverEveryRoute holds to it.
 	Event string
@@ -74,10 +75,12 @@ type Request struct {
 	Status int
 }
 
-// World fills a Request's placeholders with a test's data.
+// World fills a Request's placeholders with a test's data, and gives the token of a caller class:
+// NewToken a new one, for a route that Revokes it.
 type World struct {
-	Value func(name string) (string, bool)
-	Token func(caller string) string
+	Value    func(name string) (string, bool)
+	Token    func(caller string) string
+	NewToken func(caller string) string
 }
 
 var placeholder = regexp.MustCompile(`\{([a-z][a-z ]*)\}`)
@@ -110,7 +113,13 @@ func (r Route) In(w World) (testkit.Request, error) {
 		return testkit.Request{}, fmt.Errorf("%s: %w", r.Name(), err)
 	}
 	req := testkit.Request{Method: r.Method, Path: path, Body: body}
-	if r.Sample.As != "" {
+	switch {
+	case r.Sample.As == "":
+	case r.Revokes && w.NewToken == nil:
+		return testkit.Request{}, fmt.Errorf("%s revokes its token, and this test's world makes no new one", r.Name())
+	case r.Revokes:
+		req.Token = w.NewToken(r.Sample.As)
+	default:
 		req.Token = w.Token(r.Sample.As)
 	}
 	return req, nil
