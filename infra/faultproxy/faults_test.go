@@ -19,6 +19,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
@@ -28,9 +29,9 @@ import (
 
 // Demo ids (infra/demo-data/demo.json).
 const (
-	demoReport     = "8ae83b59-9621-58f7-ae8c-5a712269c424"
-	demoInvitation = "dd92a61d-d137-5059-b15b-6cf08719aa9c"
-	demoComment    = "48112a08-fc94-5807-8dce-c005d12ceb9f"
+	demoReport     = routes.DemoReport
+	demoInvitation = routes.DemoInvitation
+	demoComment    = routes.DemoComment
 )
 
 // SPEC §9: what a request whose store fails gets, and how soon.
