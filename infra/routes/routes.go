@@ -7,6 +7,8 @@
 // All lacks, and for an entry no function serves. Test support: nothing deployed imports it.
 package routes
 
+//go:generate go run ./eventgen
+
 import (
 	"fmt"
 	"regexp"
@@ -49,7 +51,8 @@ type Route struct {
 	Hashes   bool // it runs argon2id (login, a new user's password)
 	Revokes  bool // it revokes the token it is sent: each of its requests needs a new one
 	Sample   Request
-	// Event is its file in events/ for `sam local invoke`, which TestEventFilesCoverEveryRoute holds to it.
+	// Event is its file in events/ for `sam local invoke`, which TestEventFilesCoverEveryRoute holds to
+	// it; `go generate ./infra/routes` writes it from Sample when it is missing.
 	Event string
 }
 
