@@ -329,7 +329,7 @@ func (w *authzWorld) operations(t *testing.T) []operation {
 	for _, name := range routes.Unknown(slices.Collect(maps.Keys(own))) {
 		t.Errorf("the matrix has parts of a row for %s, which infra/routes does not list", name)
 	}
-	world := routes.World{Value: w.value, Token: func(string) string { return "" }}
+	world := routes.World{Value: w.value}
 	fill := func(s string) string {
 		out, err := world.Fill(s)
 		if err != nil {

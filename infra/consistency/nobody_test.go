@@ -162,7 +162,7 @@ func (w *nobodyWorld) requests(t *testing.T, r routes.Route, largest map[string]
 	if reqs, ok := largest[r.Name()]; ok {
 		return reqs
 	}
-	req, err := r.In(routes.World{Value: w.value, Token: func(string) string { return "" }})
+	req, err := r.In(routes.World{Value: w.value})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestEntriesAreWhole(t *testing.T) {
 			t.Errorf("%s: the sample's status %d is no success", name, r.Sample.Status)
 		}
 		any := routes.World{Value: func(n string) (string, bool) { return fmt.Sprintf("x-%d", len(n)), true },
-			Token: func(string) string { return "" }}
+			Token: func(string) string { return "t" }, NewToken: func(string) string { return "t" }}
 		req, err := r.In(any)
 		if err != nil {
 			t.Fatal(err)
