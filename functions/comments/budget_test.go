@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -42,6 +43,17 @@ func TestCallBudget(t *testing.T) {
 
 	// The table's first list ever makes the continuation key that signs its links (a GetItem that finds
 	// none, then a conditional PutItem): one round trip more, once for the table. The process keeps it.
+	t.Run("a forged token's list makes no continuation key", func(t *testing.T) {
+		e.db.Calls.Reset()
+		resp := testkit.Do(t, e.gw, testkit.Request{Method: "GET", Path: listPath("report", oid),
+			Token: strings.Repeat("f", 40)})
+		if resp.Status != 401 || string(resp.Body) != `{"detail":"Invalid token."}` {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if ops := e.db.Calls.Ops(); slices.Contains(ops, "PutItem") {
+			t.Fatalf("a request with a forged token wrote: %v", ops)
+		}
+	})
 	t.Run("the table's first list makes the continuation key", func(t *testing.T) {
 		e.db.Calls.Reset()
 		e.db.Calls.SimulateLatency(testkit.BudgetLatency)

@@ -98,7 +98,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err // nothing is read for a request without credentials
 	}
 	keys := h.lists.Read(r.Context())
-	defer keys.Wait()
+	defer keys.Done()
 	cont, continued := lq.page.Continuation(r, keys.Cached())
 	early, speculative := speculativeRead(lq)
 	if continued {

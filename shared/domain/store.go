@@ -18,7 +18,10 @@ type UserStore interface {
 // ContinuationKeyStore holds the key that signs list continuations (SPEC §6): one key for the whole
 // table, made on first use, so that every process signs and checks with the same one.
 type ContinuationKeyStore interface {
-	// ContinuationKey returns the key, creating it when none exists yet; creators that race all get the
-	// one that was stored first.
-	ContinuationKey(ctx context.Context) ([]byte, error)
+	// StoredContinuationKey reads the key; nil when none has been made yet. It writes nothing, so a
+	// request may send it before its token is verified (SPEC §9).
+	StoredContinuationKey(ctx context.Context) ([]byte, error)
+	// MakeContinuationKey stores a new key unless one exists and returns the one stored: creators that
+	// race all get the one that was stored first.
+	MakeContinuationKey(ctx context.Context) ([]byte, error)
 }

@@ -27,14 +27,15 @@ const attrContinuationKey = "secret"
 // refusal, so every process signs with the first key stored. The put needs no settling of its own: a
 // copy sent after a lost answer is refused with whichever key landed, this one's included.
 func (s *Store) ContinuationKey(ctx context.Context) ([]byte, error) {
+	if key, err := s.StoredContinuationKey(ctx); key != nil || err != nil {
+		return key, err
+	}
+	return s.MakeContinuationKey(ctx)
+}
+
+// MakeContinuationKey puts 32 random bytes as the key unless one exists, and returns the key stored.
+func (s *Store) MakeContinuationKey(ctx context.Context) ([]byte, error) {
 	k := continuationKeyKey()
-	item, found, err := s.getItem(ctx, "get continuation key", k)
-	if err != nil {
-		return nil, err
-	}
-	if found {
-		return decodeContinuationKey(item)
-	}
 	fresh := make([]byte, continuationKeySize)
 	if _, err := rand.Read(fresh); err != nil {
 		return nil, fmt.Errorf("make continuation key: %w", err)
@@ -65,6 +66,15 @@ func (s *Store) ContinuationKey(ctx context.Context) ([]byte, error) {
 			return nil, fail("put continuation key", err)
 		}
 	}
+}
+
+// StoredContinuationKey reads the key, strongly consistent; nil when none has been made yet.
+func (s *Store) StoredContinuationKey(ctx context.Context) ([]byte, error) {
+	item, found, err := s.getItem(ctx, "get continuation key", continuationKeyKey())
+	if err != nil || !found {
+		return nil, err
+	}
+	return decodeContinuationKey(item)
 }
 
 func decodeContinuationKey(item map[string]types.AttributeValue) ([]byte, error) {

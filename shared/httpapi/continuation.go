@@ -71,6 +71,8 @@ func NewContinuationKeys(store domain.ContinuationKeyStore) *ContinuationKeys {
 // KeyRead is one request's access to the key: at once when the process has it, else a read running
 // beside the request's own first reads.
 type KeyRead struct {
+	keys   *ContinuationKeys
+	ctx    context.Context
 	cached []byte
 	done   chan struct{}
 	key    []byte
@@ -78,8 +80,10 @@ type KeyRead struct {
 }
 
 // Read returns the key's read for a request. When the key is not cached yet the read starts now, in
-// parallel with whatever the request reads next (the session), so it costs no round trip of its own;
-// the request must call Wait before it answers, so that no call outlives it.
+// parallel with whatever the request reads next (the session), so it costs no round trip of its own.
+// It only reads: a table's first key is made by Wait, which a request calls once its caller is known,
+// so that a request with a forged token writes nothing (SPEC §9). The request must call Done (or Wait)
+// before it answers, so that no call outlives it.
 func (k *ContinuationKeys) Read(ctx context.Context) *KeyRead {
 	k.mu.Lock()
 	key := k.key
@@ -87,36 +91,52 @@ func (k *ContinuationKeys) Read(ctx context.Context) *KeyRead {
 	if key != nil {
 		return &KeyRead{cached: key}
 	}
-	kr := &KeyRead{done: make(chan struct{})}
+	kr := &KeyRead{keys: k, ctx: ctx, done: make(chan struct{})}
 	go func() {
 		defer close(kr.done)
-		key, err := k.store.ContinuationKey(ctx)
-		if err != nil {
-			kr.err = err
-			return
+		if kr.key, kr.err = k.store.StoredContinuationKey(ctx); kr.key != nil {
+			k.keep(kr.key)
 		}
-		k.mu.Lock()
-		if k.key == nil {
-			k.key = key
-		}
-		k.mu.Unlock()
-		kr.key = key
 	}()
 	return kr
+}
+
+// keep caches key for the process's later requests.
+func (k *ContinuationKeys) keep(key []byte) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	if k.key == nil {
+		k.key = key
+	}
 }
 
 // Cached returns the key when the process had it before the request began, nil otherwise.
 func (kr *KeyRead) Cached() []byte { return kr.cached }
 
-// Wait returns the key, waiting for its read, or the read's error: the store's, which the request
-// answers as it answers its other reads failing (503 when the store is unavailable). Nothing is kept
-// then, so the next request reads the key again.
+// Done waits for the key's read, for a request that answers without it.
+func (kr *KeyRead) Done() {
+	if kr.done != nil {
+		<-kr.done
+	}
+}
+
+// Wait returns the key, waiting for its read and making it when the table has none yet, or the store's
+// error, which the request answers as it answers its other reads failing (503 when the store is
+// unavailable). Nothing is kept then, so the next request reads the key again. Only a request whose
+// caller is known calls it.
 func (kr *KeyRead) Wait() ([]byte, error) {
 	if kr.cached != nil {
 		return kr.cached, nil
 	}
-	<-kr.done
-	return kr.key, kr.err
+	kr.Done()
+	if kr.key == nil && kr.err == nil {
+		kr.key, kr.err = kr.keys.store.MakeContinuationKey(kr.ctx)
+	}
+	if kr.err != nil {
+		return nil, kr.err
+	}
+	kr.keys.keep(kr.key)
+	return kr.key, nil
 }
 
 // Continuation returns the continuation the request carries when it checks out with key: made with

@@ -220,15 +220,49 @@ func TestResizedPagesSignTheirOwnSize(t *testing.T) {
 
 type keyStore struct {
 	calls atomic.Int32
+	made  atomic.Int32
 	fail  atomic.Bool
+	key   atomic.Pointer[[]byte]
 }
 
-func (s *keyStore) ContinuationKey(context.Context) ([]byte, error) {
+func (s *keyStore) StoredContinuationKey(context.Context) ([]byte, error) {
 	s.calls.Add(1)
 	if s.fail.Load() {
 		return nil, errors.New("store down")
 	}
-	return testKey, nil
+	if k := s.key.Load(); k != nil {
+		return *k, nil
+	}
+	return nil, nil
+}
+
+func (s *keyStore) MakeContinuationKey(context.Context) ([]byte, error) {
+	s.calls.Add(1)
+	if s.fail.Load() {
+		return nil, errors.New("store down")
+	}
+	s.made.Add(1)
+	s.key.CompareAndSwap(nil, &testKey)
+	return *s.key.Load(), nil
+}
+
+// TestOnlyWaitMakesTheKey: a request reads the key beside its session but makes none; a table's first
+// key is made by Wait, which only a request whose caller is known calls (SPEC §9: a forged token
+// writes nothing).
+func TestOnlyWaitMakesTheKey(t *testing.T) {
+	store := &keyStore{}
+	keys := NewContinuationKeys(store)
+	kr := keys.Read(context.Background())
+	kr.Done()
+	if store.made.Load() != 0 || kr.Cached() != nil {
+		t.Fatalf("a read made %d keys", store.made.Load())
+	}
+	if key, err := kr.Wait(); err != nil || !bytes.Equal(key, testKey) || store.made.Load() != 1 {
+		t.Fatalf("Wait gave %x, %v after making %d keys", key, err, store.made.Load())
+	}
+	if again := keys.Read(context.Background()); !bytes.Equal(again.Cached(), testKey) {
+		t.Fatal("the key made is not kept")
+	}
 }
 
 // TestContinuationKeysAreReadOncePerProcess: the key is read by the first request and kept; a failed
