@@ -48,8 +48,8 @@ func readListFilters(q url.Values) (listFilters, error) {
 
 // list serves GET /api/v1/organization-invitations/ (SPEC §10, §11): the invitations the caller may
 // read (§3's GET rule), newest first, filtered and paginated. Nothing of the list is read before the
-// session said who the caller is (SPEC §9). Then three round trips, whatever the list's size: its
-// counts, the index entries up to the page from the nearer end, the page's invitations.
+// session said who the caller is (SPEC §9). Then two round trips, whatever the list's size: its count
+// beside the index entries that place the page, then the page's invitations.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
@@ -67,23 +67,21 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		return err
 	}
 	now := h.Clock.Now()
-	count, err := h.store.CountInvitations(ctx, listOf(caller, f), now)
+	at := domain.InvitationPageAt{Size: req.Size, Last: req.Last()}
+	at.Number, _ = req.Number()
+	read, err := h.store.ListInvitations(ctx, listOf(caller, f), at, now)
 	if err != nil {
 		return err
 	}
-	page, err := req.Resolve(count.Total)
+	page, err := req.Resolve(read.Count)
 	if err != nil {
 		return err
 	}
-	shown, err := h.store.InvitationPage(ctx, count, page.Offset(), page.Len())
-	if err != nil {
+	if err := checkShown(read.Invitations...); err != nil {
 		return err
 	}
-	if err := checkShown(shown...); err != nil {
-		return err
-	}
-	results := make([]invitationResponse, 0, len(shown))
-	for _, inv := range shown {
+	results := make([]invitationResponse, 0, len(read.Invitations))
+	for _, inv := range read.Invitations {
 		results = append(results, newInvitationResponse(inv, now))
 	}
 	httpapi.WritePage(w, r, page, results)
