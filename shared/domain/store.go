@@ -14,3 +14,11 @@ type UserStore interface {
 	// Session reads a token and its user in one call, for authentication alone.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 }
+
+// ContinuationKeyStore holds the key that signs list continuations (SPEC §6): one key for the whole
+// table, made on first use, so that every process signs and checks with the same one.
+type ContinuationKeyStore interface {
+	// ContinuationKey returns the key, creating it when none exists yet; creators that race all get the
+	// one that was stored first.
+	ContinuationKey(ctx context.Context) ([]byte, error)
+}
