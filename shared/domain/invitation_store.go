@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -10,6 +11,7 @@ import (
 // PATCH three (the same two, then one atomic write).
 type InvitationStore interface {
 	IdempotencyStore
+	ContinuationKeyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// SessionAndInvitation reads the session of ref and the invitation in one call (nil when it does not
@@ -109,17 +111,19 @@ type InvitationCount struct {
 
 // InvitationPageAt is the part of a list a request shows, named before its count is known: page
 // Number (from 1) of Size invitations, the last page (Last), or, with From set, the Size invitations
-// strictly after From in the list's order (Backward: strictly before it), as a continuation names them.
+// strictly after From in the list's order (Backward: strictly before it; Included: at or after, at or
+// before), as a continuation names them.
 type InvitationPageAt struct {
 	Size     int
 	Number   int
 	Last     bool
 	From     *InvitationPosition
 	Backward bool
+	Included bool
 }
 
-// InvitationPosition is a place in a list, between invitations: lists order by creation time, newest
-// first, then by id, so a creation time and an id place any invitation, present or gone.
+// InvitationPosition is a place in a list: lists order by creation time, newest first, then by id, so
+// a creation time and an id place any invitation, present, changed or gone.
 type InvitationPosition struct {
 	CreatedAt time.Time
 	ID        string
@@ -128,6 +132,19 @@ type InvitationPosition struct {
 // PositionOf is where inv stands in a list.
 func PositionOf(inv Invitation) InvitationPosition {
 	return InvitationPosition{CreatedAt: inv.CreatedAt, ID: inv.ID}
+}
+
+// String is p as a continuation carries it: its creation time (TimeLayout) and id.
+func (p InvitationPosition) String() string { return FormatTime(p.CreatedAt) + " " + p.ID }
+
+// ParseInvitationPosition reads what String wrote; ok is false for anything else.
+func ParseInvitationPosition(s string) (InvitationPosition, bool) {
+	created, id, found := strings.Cut(s, " ")
+	t, err := time.Parse(TimeLayout, created)
+	if !found || err != nil || id == "" || strings.ContainsAny(id, " #") {
+		return InvitationPosition{}, false
+	}
+	return InvitationPosition{CreatedAt: Stamp(t), ID: id}, true
 }
 
 // InvitationListPage is what ListInvitations read: the list's count and the page's invitations in the

@@ -239,7 +239,7 @@ func expiredUnrecorded(c domain.InvitationCount, at domain.InvitationPageAt) (ma
 		}
 	case *c.List.Status == domain.StatusExpired:
 		for _, e := range c.Expired {
-			if at.From == nil || beyond(e, *at.From, at.Backward) {
+			if at.From == nil || beyond(e, *at.From, at.Backward) || (at.Included && e.ID == at.From.ID) {
 				added = append(added, e)
 			}
 		}
@@ -260,13 +260,14 @@ func beyond(e domain.InvitationEntry, pos domain.InvitationPosition, backward bo
 // entries it reads but the list does not show, how many entries the list shows the page needs from it,
 // and what it read so far.
 type stream struct {
-	q       partitionQuery
-	except  []string
-	from    *domain.InvitationPosition // its entries lie beyond it (the window's position)
-	need    int
-	entries []domain.InvitationEntry
-	rest    map[string]types.AttributeValue // where it goes on; nil once read to its end
-	ended   bool
+	q        partitionQuery
+	except   []string
+	from     *domain.InvitationPosition // its entries lie beyond it (the window's position)
+	included bool                       // and its entry at it too
+	need     int
+	entries  []domain.InvitationEntry
+	rest     map[string]types.AttributeValue // where it goes on; nil once read to its end
+	ended    bool
 }
 
 // windowStreams are the streams of every source and stored status list may show, bounded as at names,
@@ -280,7 +281,7 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt) []*st
 			switch {
 			case at.From != nil:
 				// A position's own entry is the bound of the range, read and left out.
-				st.from, st.need = at.From, at.Size+1
+				st.from, st.included, st.need = at.From, at.Included, at.Size+1
 				bound := invitationPositionKey(st.q.prefix, at.From.CreatedAt, at.From.ID)
 				if at.Backward {
 					st.q.low = bound
@@ -399,7 +400,7 @@ func (s *Store) readStream(ctx context.Context, st *stream) error {
 		}
 		e := domain.InvitationEntry{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), OrganizationID: org,
 			CreatedAt: created}
-		if st.from == nil || beyond(e, *st.from, !st.q.descending) {
+		if st.from == nil || beyond(e, *st.from, !st.q.descending) || (st.included && e.ID == st.from.ID) {
 			st.entries = append(st.entries, e)
 		}
 		return nil
