@@ -1,0 +1,299 @@
+package invitations_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
+)
+
+// walkPage is a list page as a walk reads it.
+type walkPage struct {
+	Count    int
+	Next     *string
+	Previous *string
+	Results  []struct{ ID string }
+}
+
+// walkStep reads the page at path (a link, or the first request) as c.
+func (w *world) walkStep(t *testing.T, c Caller, path string) walkPage {
+	t.Helper()
+	resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: strings.TrimPrefix(path, "http://127.0.0.1:3000"),
+		Token: c.Token})
+	var p walkPage
+	if err := json.Unmarshal(resp.Body, &p); err != nil || resp.Status != 200 {
+		t.Fatalf("GET %s: %d %s", path, resp.Status, resp.Body)
+	}
+	return p
+}
+
+// walkPath is the first request of a walk of c's list with q, by pages of size: page 1, or the last page
+// to walk back from.
+func walkPath(q ListQuery, size int, backward bool) string {
+	v := q.Values()
+	v.Set("page_size", fmt.Sprint(size))
+	if backward {
+		v.Set("page", "last")
+	}
+	return listPath + "?" + v.Encode()
+}
+
+// walkScopes are the lists a walk is tried on: every kind of source (staff's everyone's, one
+// organization's, several organizations' with the caller's own address less those organizations'), an
+// address, and the status filters that expiries not recorded yet change.
+func walkScopes(d *Dataset) []struct {
+	c Caller
+	q ListQuery
+} {
+	return []struct {
+		c Caller
+		q ListQuery
+	}{
+		{d.Staff, ListQuery{Status: -1}},
+		{d.Admin, ListQuery{Status: -1}},
+		{d.Multi, ListQuery{Status: -1}},
+		{d.Dual, ListQuery{Status: -1}},
+		{d.Staff, ListQuery{Email: strings.ToUpper(d.Shared[1]), Status: -1}},
+		{d.Staff, ListQuery{Status: 0}},
+		{d.Staff, ListQuery{Status: 3}},
+		{d.Dual, ListQuery{Status: 0}},
+	}
+}
+
+// TestAWalkCostsItsPages: walking a list by its next links from page 1 to the end costs its pages, not
+// the sum of their offsets (SPEC §11): at ten times the invitations, a walk costs about ten times the
+// read units (within half as much again: a page reads a bounded number of entries from each of its
+// list's streams), where reading every page's offsets would cost fifty times; for every kind of list.
+// And it shows the model's list, each invitation once, in order. The expiries are recorded first, as
+// the schedule does: those it has not recorded yet are SPEC §11's one allowance, read whole by a list of
+// pending or expired ones, and would grow with the table.
+func TestAWalkCostsItsPages(t *testing.T) {
+	type cost struct {
+		list         string
+		count, pages int
+		units        float64
+	}
+	measure := func(n int) []cost {
+		w := newWorld(t)
+		d := LoadDataset(t, w.db, w.now, n)
+		if _, err := w.db.Store.RecordExpiries(t.Context(), w.now); err != nil {
+			t.Fatal(err)
+		}
+		for i := range d.Invitations {
+			if d.Invitations[i].StatusAt(w.now) == 3 {
+				d.Invitations[i].Status = 3
+			}
+		}
+		var out []cost
+		for _, s := range walkScopes(d) {
+			want := []string{}
+			for _, inv := range d.List(s.c, s.q, w.now) {
+				want = append(want, inv.ID)
+			}
+			got, c := []string{}, cost{list: s.c.Name + " " + s.q.Values().Encode(), count: len(want)}
+			for path := walkPath(s.q, 20, false); path != ""; {
+				w.db.Calls.Reset()
+				p := w.walkStep(t, s.c, path)
+				c.pages++
+				c.units += w.db.Calls.ReadUnits()
+				for _, r := range p.Results {
+					got = append(got, r.ID)
+				}
+				path = ""
+				if p.Next != nil {
+					path = *p.Next
+				}
+			}
+			if !slices.Equal(got, want) {
+				t.Fatalf("%s %v at %d: the walk shows %d invitations, the list is %d (first difference at %d)",
+					s.c.Name, s.q.Values(), n, len(got), len(want), firstDifference(got, want))
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	small, large := measure(200), measure(2000)
+	compared := 0
+	for i, sm := range small {
+		lg := large[i]
+		size, units := float64(lg.count)/float64(sm.count), lg.units/sm.units
+		t.Logf("%-28.28s 200: %3d in %2d pages, %6.1f units; 2,000: %4d in %3d pages, %7.1f units; "+
+			"×%.1f invitations, ×%.1f units", sm.list, sm.count, sm.pages, sm.units, lg.count, lg.pages, lg.units,
+			size, units)
+		if sm.count < 40 {
+			continue // a page or two: too few to compare
+		}
+		compared++
+		if units > 1.5*size {
+			t.Errorf("list %d: ×%.1f the invitations cost ×%.1f the read units: more than its pages", i, size, units)
+		}
+	}
+	if compared < 6 {
+		t.Errorf("compared %d lists: the data is too thin", compared)
+	}
+}
+
+func firstDifference(a, b []string) int {
+	for i := range min(len(a), len(b)) {
+		if a[i] != b[i] {
+			return i
+		}
+	}
+	return min(len(a), len(b))
+}
+
+// TestAWalkSeesEveryInvitationPresentThroughout: while a client walks a list by its links (next from page
+// 1, previous from the last page), invitations are created, deleted and change status between its
+// pages, ahead of the walk and behind it. The walk shows every invitation that was in the list from its
+// first page to its last exactly once, nothing twice, nothing that never was in the list; every page but
+// the walk's last (and the last page it starts from) is full, and counts the list as it is then. An
+// unfiltered list keeps an invitation whose status changed; a list filtered by status loses one that
+// left the status.
+func TestAWalkSeesEveryInvitationPresentThroughout(t *testing.T) {
+	for i := range walkScopes(&Dataset{Shared: make([]string, 2)}) {
+		// A table of its own for each list: the changes of one walk do not thin out the next one's.
+		w := newWorld(t)
+		d := LoadDataset(t, w.db, w.now, 300)
+		s, staff, size := walkScopes(d)[i], d.Staff, 7
+		if s.q.Email != "" {
+			size = 2
+		}
+		for _, backward := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s %s backward=%v", s.c.Name, s.q.Values().Encode(), backward), func(t *testing.T) {
+				ids := func() map[string]bool {
+					out := map[string]bool{}
+					for _, inv := range d.List(s.c, s.q, w.now) {
+						out[inv.ID] = true
+					}
+					return out
+				}
+				throughout, ever := ids(), ids()
+				seen := map[string]int{}
+				var pages []walkPage
+				for path := walkPath(s.q, size, backward); path != ""; {
+					p := w.walkStep(t, s.c, path)
+					if want := len(d.List(s.c, s.q, w.now)); p.Count != want {
+						t.Fatalf("page %d counts %d, the list holds %d", len(pages)+1, p.Count, want)
+					}
+					pages = append(pages, p)
+					for _, r := range p.Results {
+						seen[r.ID]++
+					}
+					w.changeAround(t, d, staff, s.c, s.q, seen, backward, len(pages))
+					now := ids()
+					for id := range throughout {
+						if !now[id] {
+							delete(throughout, id)
+						}
+					}
+					maps.Copy(ever, now)
+					path = ""
+					if backward && p.Previous != nil {
+						path = *p.Previous
+					} else if !backward && p.Next != nil {
+						path = *p.Next
+					}
+				}
+				for i, p := range pages {
+					if n := len(p.Results); n != size && i != len(pages)-1 && !(backward && i == 0) {
+						t.Errorf("page %d of %d shows %d, want %d", i+1, len(pages), n, size)
+					}
+				}
+				for id, n := range seen {
+					if n != 1 || !ever[id] {
+						t.Errorf("%s shown %d times; ever in the list: %v", id, n, ever[id])
+					}
+				}
+				for id := range throughout {
+					if seen[id] != 1 {
+						t.Errorf("%s, in the list throughout, shown %d times", id, seen[id])
+					}
+				}
+				if len(pages) < 3 || len(throughout) < 2*size {
+					t.Fatalf("%d pages, %d invitations throughout: too little walked", len(pages), len(throughout))
+				}
+			})
+		}
+	}
+}
+
+// changeAround changes the table between two pages of a walk of c's list with q, seen the invitations
+// shown so far: it deletes one invitation the walk has not reached and one it has shown, moves one
+// pending invitation ahead of it and one behind it to revoked, and creates one, each through the API or
+// the loader; the model follows.
+func (w *world) changeAround(t *testing.T, d *Dataset, staff, c Caller, q ListQuery, seen map[string]int,
+	backward bool, page int) {
+	t.Helper()
+	list := d.List(c, q, w.now)
+	if backward {
+		slices.Reverse(list)
+	}
+	var ahead, behind []int // indexes into d.Invitations
+	for _, inv := range list {
+		i := slices.IndexFunc(d.Invitations, func(m ModelInvitation) bool { return m.ID == inv.ID })
+		if seen[inv.ID] > 0 {
+			behind = append(behind, i)
+		} else {
+			ahead = append(ahead, i)
+		}
+	}
+	pendingOf := func(is []int) int {
+		for _, i := range is {
+			if d.Invitations[i].StatusAt(w.now) == 0 {
+				return i
+			}
+		}
+		return -1
+	}
+	var revoke, remove []int
+	if len(ahead) > 3 {
+		revoke = append(revoke, pendingOf(ahead[2:]))
+		remove = append(remove, ahead[3])
+	}
+	if len(behind) > 0 {
+		revoke = append(revoke, pendingOf(behind))
+		if page%2 == 0 {
+			remove = append(remove, behind[len(behind)/2])
+		}
+	}
+	for _, i := range revoke {
+		if i < 0 || slices.Contains(remove, i) {
+			continue
+		}
+		id := d.Invitations[i].ID
+		if resp := testkit.Do(t, w.gw, testkit.Request{Method: "PATCH", Path: listPath + id + "/", Token: staff.Token,
+			Body: `{"status": 4}`}); resp.Status != 200 {
+			t.Fatalf("revoke %s: %d %s", id, resp.Status, resp.Body)
+		}
+		d.Invitations[i].Status = 4
+	}
+	slices.Sort(remove)
+	for _, i := range slices.Backward(remove) {
+		id := d.Invitations[i].ID
+		if resp := testkit.Do(t, w.gw, testkit.Request{Method: "DELETE", Path: listPath + id + "/",
+			Token: staff.Token}); resp.Status != 204 || len(resp.Body) != 0 {
+			t.Fatalf("delete %s: %d %s", id, resp.Status, resp.Body)
+		}
+		d.Invitations = slices.Delete(d.Invitations, i, i+1)
+	}
+	// A new invitation, to an address the list shows, from an organization it shows.
+	inv := ModelInvitation{ID: uuid.NewString(), Organization: d.Organizations[2], Email: d.Dual.User.Email,
+		Created: w.now, Expiry: w.now.Add(ttl)}
+	if q.Status > 0 {
+		inv.Status = q.Status
+	}
+	if q.Email != "" {
+		inv.Email = q.Email
+	}
+	w.load(t, map[string]any{"invitations": []any{map[string]any{
+		"id": inv.ID, "organization_id": inv.Organization, "inviter_member_id": d.Inviters[2],
+		"email": inv.Email, "status": inv.Status, "expiry_date": domain.FormatTime(inv.Expiry),
+	}}})
+	d.Invitations = append(d.Invitations, inv)
+}
