@@ -297,3 +297,45 @@ func (w *world) changeAround(t *testing.T, d *Dataset, staff, c Caller, q ListQu
 	}}})
 	d.Invitations = append(d.Invitations, inv)
 }
+
+// TestAListCostsThreeRoundTrips: every kind of list (one organization's, several organizations' with the
+// caller's own address, staff's, an address's, a status's with expiries not recorded yet), on page 1,
+// the last page, a middle page and a page reached by a link's continuation (next from page 1, previous
+// from the last page), costs three sequential DynamoDB calls: the session, the count beside the index
+// entries that place the page, the page's invitations (SPEC §11).
+func TestAListCostsThreeRoundTrips(t *testing.T) {
+	w := newWorld(t)
+	d := LoadDataset(t, w.db, w.now, 300)
+	for _, s := range walkScopes(d) {
+		count := len(d.List(s.c, s.q, w.now))
+		v := s.q.Values()
+		v.Set("page_size", "7")
+		at := func(page string) string {
+			q := maps.Clone(v)
+			if page != "" {
+				q.Set("page", page)
+			}
+			return listPath + "?" + q.Encode()
+		}
+		first, last := w.walkStep(t, s.c, at("")), w.walkStep(t, s.c, at("last"))
+		if first.Next == nil || last.Previous == nil {
+			t.Fatalf("%s %s: %d invitations, one page: no link to follow", s.c.Name, v.Encode(), count)
+		}
+		for name, path := range map[string]string{
+			"page 1": at(""), "page=last": at("last"), "a middle page": at(fmt.Sprint((count/7 + 2) / 2)),
+			"next of page 1": *first.Next, "previous of the last page": *last.Previous,
+		} {
+			w.db.Calls.Reset()
+			w.db.Calls.SimulateLatency(testkit.BudgetLatency)
+			p := w.walkStep(t, s.c, path)
+			w.db.Calls.SimulateLatency(0)
+			if len(p.Results) == 0 || p.Count != count {
+				t.Fatalf("%s %s, %s: %d results, count %d of %d", s.c.Name, v.Encode(), name, len(p.Results), p.Count,
+					count)
+			}
+			if n := w.db.Calls.Sequential(); n != 3 {
+				t.Errorf("%s %s, %s: %d sequential calls (%v), want 3", s.c.Name, v.Encode(), name, n, w.db.Calls)
+			}
+		}
+	}
+}
