@@ -3,6 +3,7 @@ package consistency_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -39,6 +40,9 @@ type nobodyWorld struct {
 	portfolios           []string
 	invitation           string
 	object, comment, tip string // the object with many comments, its first comment, its newest
+	// linked are comment list requests a next link names (a continuation): at the default page size and at
+	// page_size 100, whose Query waits for the session.
+	linked []string
 }
 
 func newNobodyWorld(t *testing.T) *nobodyWorld {
@@ -128,6 +132,8 @@ func (w *nobodyWorld) requests() map[string][]nobodyRequest {
 		"PATCH " + invitations + "{id}/":  {{path: invitations + w.invitation + "/", body: invitation(100)}},
 		"DELETE " + invitations + "{id}/": {{path: invitations + w.invitation + "/"}},
 		"GET " + comments: {
+			{path: w.linked[0]},
+			{path: w.linked[1]},
 			{path: comments + "?" + object + "&page_size=100"},
 			{path: comments + "?" + object + "&page=last&page_size=100"},
 			{path: comments + "?" + object + "&page=50"},
@@ -185,15 +191,25 @@ func servedRoutes(t *testing.T) []nobodyRoute {
 // BatchGetItem of a handful of keys and one Query of a first page's index entries (keys only, Limit at
 // most 100), and nothing else: no caller-sized key list, no deeper page, no second round trip, no
 // write. So does a method the route's path does not serve. The known users have listed before with
-// their real tokens, as a process that served them has seen them.
+// their real tokens, as a process that served them has seen them (which has also read the key that signs
+// list continuations: a process reads it once, beside its first list's session). A page that a next link
+// names goes out with the session as a first page does.
 func TestNobodyCostsAFirstPage(t *testing.T) {
 	w := newNobodyWorld(t)
+	object := "/api/v1/comments/?content_type=report&object_id=" + w.object
 	for _, u := range []domain.User{w.staff, w.admin} {
 		for _, path := range []string{"/api/v1/organization-invitations/",
-			"/api/v1/organization-invitations/?organization=" + w.org} {
-			if resp := testkit.Do(t, w.gw,
-				testkit.Request{Method: "GET", Path: path, Token: w.db.Token(t, u, time.Hour)}); resp.Status != 200 {
+			"/api/v1/organization-invitations/?organization=" + w.org, object + "&page=3", object + "&page_size=100"} {
+			resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: path, Token: w.db.Token(t, u, time.Hour)})
+			if resp.Status != 200 {
 				t.Fatalf("%s as %s: %d %s", path, u.Email, resp.Status, resp.Body)
+			}
+			if next, _ := resp.Object(t)["next"].(string); strings.HasPrefix(path, object) && u.ID == w.admin.ID {
+				link, err := url.Parse(next)
+				if err != nil || !link.Query().Has("cursor") {
+					t.Fatalf("%s: next %q carries no continuation", path, next)
+				}
+				w.linked = append(w.linked, link.RequestURI())
 			}
 		}
 	}

@@ -59,10 +59,27 @@ type partitionQuery struct {
 	index, pkAttr, skAttr, partition string
 	prefix, before                   string
 	low, high                        string
-	descending                       bool
-	start                            map[string]types.AttributeValue
-	limit                            int
-	projection                       *projection
+	// from bounds the entries to those past it in the query's order (at it too with fromIncluded).
+	from         string
+	fromIncluded bool
+	descending   bool
+	start        map[string]types.AttributeValue
+	limit        int
+	projection   *projection
+}
+
+// pastKey is the key condition of the entries past q.from in q's order.
+func pastKey(q partitionQuery) expression.KeyConditionBuilder {
+	k, v := expression.Key(q.skAttr), expression.Value(q.from)
+	switch {
+	case q.descending && q.fromIncluded:
+		return k.LessThanEqual(v)
+	case q.descending:
+		return k.LessThan(v)
+	case q.fromIncluded:
+		return k.GreaterThanEqual(v)
+	}
+	return k.GreaterThan(v)
 }
 
 // queryPartition hands every entry q reads to each, page by page (a Query stops at 1 MB). rest is where
@@ -85,6 +102,8 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(lower), expression.Value(upper)))
 	case q.before != "":
 		keyCond = keyCond.And(expression.Key(q.skAttr).LessThan(expression.Value(q.before)))
+	case q.from != "":
+		keyCond = keyCond.And(pastKey(q))
 	}
 	cond, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {
