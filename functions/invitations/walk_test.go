@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"maps"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -338,4 +339,100 @@ func TestAListCostsThreeRoundTrips(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestContinuationsOfInvitationLists: a link's page starts at its position whatever became of the
+// invitation there. Deleted, or gone from a list filtered by status: the page is what follows its place.
+// Everything after it deleted: an empty page (200) whose previous link reads back from the same place,
+// that place included. A link sent by another caller: the page is the caller's own list from that
+// place. An altered cursor: the page of the number asked for.
+func TestContinuationsOfInvitationLists(t *testing.T) {
+	w := newWorld(t)
+	var acme, globex []string
+	for i := range 12 {
+		acme = append(acme, w.invitation(t, spec{email: fmt.Sprintf("a%d@example.com", i)}))
+		globex = append(globex, w.invitation(t, spec{org: w.globex, email: fmt.Sprintf("g%d@example.com", i)}))
+	}
+	slices.Sort(acme) // one instant: ties by id
+	slices.Sort(globex)
+	staff, member := Caller{Token: w.token(t, w.staff)}, Caller{Token: w.token(t, w.member)}
+	ids := func(p walkPage) []string {
+		out := []string{}
+		for _, r := range p.Results {
+			out = append(out, r.ID)
+		}
+		return out
+	}
+	expect := func(name string, p walkPage, count int, want []string) {
+		t.Helper()
+		if p.Count != count || !slices.Equal(ids(p), want) {
+			t.Fatalf("%s: count %d, %v; want %d, %v", name, p.Count, ids(p), count, want)
+		}
+	}
+	orgList := listPath + "?organization=" + w.acme.ID + "&page_size=4"
+	del := func(id string) {
+		t.Helper()
+		if resp := testkit.Do(t, w.gw, testkit.Request{Method: "DELETE", Path: listPath + id + "/",
+			Token: staff.Token}); resp.Status != 204 {
+			t.Fatalf("delete: %d %s", resp.Status, resp.Body)
+		}
+	}
+
+	// The last invitation shown, the position of next, is deleted.
+	first := w.walkStep(t, staff, orgList)
+	expect("page 1", first, 12, acme[:4])
+	del(acme[3])
+	expect("after the position's invitation was deleted", w.walkStep(t, staff, *first.Next), 11, acme[4:8])
+
+	// In a list of pending ones, the position's invitation is revoked, and so is the next one.
+	pending := w.walkStep(t, staff, orgList+"&status=0&page=2")
+	expect("pending, page 2", pending, 11, acme[5:9])
+	for _, id := range acme[8:10] {
+		if resp := testkit.Do(t, w.gw, testkit.Request{Method: "PATCH", Path: listPath + id + "/", Token: staff.Token,
+			Body: `{"status": 4}`}); resp.Status != 200 {
+			t.Fatalf("revoke: %d %s", resp.Status, resp.Body)
+		}
+	}
+	last := w.walkStep(t, staff, *pending.Next)
+	expect("pending, after the position's invitation was revoked", last, 9, acme[10:12])
+	if last.Next != nil {
+		t.Fatalf("the end of the list links on: %s", *last.Next)
+	}
+
+	// Everything after page 2 deleted: page 3 is empty, and its previous link reads page 2 again.
+	second := w.walkStep(t, staff, *first.Next)
+	for _, id := range acme[8:12] {
+		del(id)
+	}
+	empty := w.walkStep(t, staff, *second.Next)
+	expect("after what followed was deleted", empty, 7, []string{})
+	if empty.Next != nil || empty.Previous == nil {
+		t.Fatalf("the empty page links %v, %v: want no next and a previous", empty.Next, empty.Previous)
+	}
+	expect("back from the empty page", w.walkStep(t, staff, *empty.Previous), 7, acme[4:8])
+
+	// Staff's link to everyone's next page, followed by a member of Acme: Acme's from the same place.
+	everyone := w.walkStep(t, staff, listPath+"?page_size=4")
+	mine := slices.Concat(acme[:3], acme[4:8])
+	all := slices.Sorted(slices.Values(slices.Concat(mine, globex)))
+	expect("everyone's page 1", everyone, 19, all[:4])
+	var after []string
+	for _, id := range mine {
+		if id > all[3] {
+			after = append(after, id)
+		}
+	}
+	expect("staff's link, followed by a member", w.walkStep(t, member, *everyone.Next), 7, after[:min(4, len(after))])
+
+	// An altered cursor is no continuation: the page of its number.
+	u, err := url.Parse(*everyone.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	cursor := []byte(q.Get("cursor"))
+	cursor[len(cursor)/2] ^= 1
+	q.Set("cursor", string(cursor))
+	u.RawQuery = q.Encode()
+	expect("an altered cursor", w.walkStep(t, staff, u.String()), 19, all[4:8])
 }
