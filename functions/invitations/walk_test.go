@@ -436,3 +436,66 @@ func TestContinuationsOfInvitationLists(t *testing.T) {
 	u.RawQuery = q.Encode()
 	expect("an altered cursor", w.walkStep(t, staff, u.String()), 19, all[4:8])
 }
+
+// TestAMemberOfManyOrganizationsCountsFirst: the unfiltered list of a member of ten organizations has 55
+// streams (an organization's or their own address's invitations of one status), more than are read
+// before the count says which hold anything: it counts first and Queries only those, a round trip
+// more, on every kind of page, and shows the same pages.
+func TestAMemberOfManyOrganizationsCountsFirst(t *testing.T) {
+	w := newWorld(t)
+	u := w.db.User(t, testkit.NewUser{})
+	var orgs, members []any
+	for i := range 10 {
+		id := uuid.NewString()
+		orgs = append(orgs, map[string]any{"id": id, "name": fmt.Sprintf("Org %d", i)})
+		members = append(members, map[string]any{"id": uuid.NewString(), "organization_id": id, "user_id": u.ID,
+			"role": 2})
+	}
+	w.load(t, map[string]any{"organizations": orgs, "members": members})
+	var invs []any
+	var want []string
+	for i := range 9 {
+		id := uuid.NewString()
+		want = append(want, id)
+		invs = append(invs, map[string]any{"id": id, "organization_id": orgs[i%3].(map[string]any)["id"],
+			"inviter_member_id": members[i%3].(map[string]any)["id"], "email": fmt.Sprintf("m%d@example.com", i), "status": i % 2})
+	}
+	w.load(t, map[string]any{"invitations": invs})
+	own := w.invitation(t, spec{org: w.globex, email: u.Email}) // to their own address from elsewhere
+	want = slices.Sorted(slices.Values(append(want, own)))
+	c := Caller{Token: w.token(t, u)}
+	first := w.walkStep(t, c, listPath+"?page_size=4")
+	last := w.walkStep(t, c, listPath+"?page_size=4&page=last")
+	for _, tc := range []struct {
+		name, path string
+		want       []string
+	}{
+		{"page 1", listPath + "?page_size=4", want[:4]},
+		{"page 2", listPath + "?page_size=4&page=2", want[4:8]},
+		{"page=last", listPath + "?page_size=4&page=last", want[8:]},
+		{"next of page 1", *first.Next, want[4:8]},
+		{"previous of the last page", *last.Previous, want[4:8]},
+	} {
+		w.db.Calls.Reset()
+		w.db.Calls.SimulateLatency(testkit.BudgetLatency)
+		p := w.walkStep(t, c, tc.path)
+		w.db.Calls.SimulateLatency(0)
+		got := []string{}
+		for _, r := range p.Results {
+			got = append(got, r.ID)
+		}
+		if p.Count != len(want) || !slices.Equal(got, tc.want) {
+			t.Fatalf("%s: count %d, %v; want %d, %v", tc.name, p.Count, got, len(want), tc.want)
+		}
+		queries := 0
+		for _, op := range w.db.Calls.Ops() {
+			if op == "Query" {
+				queries++
+			}
+		}
+		// Three organizations hold pending and accepted invitations, the address one pending.
+		if n := w.db.Calls.Sequential(); n != 4 || queries > 7 {
+			t.Errorf("%s: %d sequential calls, %d Queries (%v); want 4, at most 7", tc.name, n, queries, w.db.Calls)
+		}
+	}
+}

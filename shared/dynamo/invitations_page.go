@@ -131,10 +131,17 @@ const speculativeEntries = 1000
 // and is topped up when it does.
 const hiddenAllowance = 20
 
+// speculativeStreams is the most streams a list reads beside its count, before the count says which
+// are empty: an unfiltered list of a member of nine organizations with their own address. A list of
+// more waits for its count and reads only the streams that hold something, one call more, rather than
+// a Query per organization and status whatever they hold.
+const speculativeStreams = 50
+
 // ListInvitations reads the count of list and, in parallel with it, the index entries of every source
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
-// entries than hiddenAllowance) is read on from where it stopped, after the count.
+// entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
+// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first.
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
 	now time.Time) (domain.InvitationListPage, error) {
 	if at.Size <= 0 {
@@ -146,7 +153,10 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		err     error
 	)
 	w := window{InvitationPageAt: at}
-	if at.From == nil && !at.Last && (at.Number < 1 || at.Number > speculativeEntries/at.Size) {
+	numbered := at.From == nil && !at.Last
+	many := len(list.Sources)*len(listStatuses(list)) > speculativeStreams
+	switch {
+	case numbered && (many || at.Number < 1 || at.Number > speculativeEntries/at.Size):
 		if c, err = s.CountInvitations(ctx, list, now); err != nil {
 			return domain.InvitationListPage{}, err
 		}
@@ -159,8 +169,14 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		w.backward = c.Total-w.offset < w.offset+w.n
 		streams = nearerEndStreams(c, w)
 		err = s.readStreams(ctx, streams, nil)
-	} else {
-		streams = windowStreams(list, at)
+	case many:
+		if c, err = s.CountInvitations(ctx, list, now); err != nil {
+			return domain.InvitationListPage{}, err
+		}
+		streams = windowStreams(list, at, &c)
+		err = s.readStreams(ctx, streams, nil)
+	default:
+		streams = windowStreams(list, at, nil)
 		err = s.readStreams(ctx, streams, func() (err error) {
 			c, err = s.CountInvitations(ctx, list, now)
 			return err
@@ -270,13 +286,17 @@ type stream struct {
 	ended    bool
 }
 
-// windowStreams are the streams of every source and stored status list may show, bounded as at names,
-// read before the count: each reads the entries at's page needs from it, and hiddenAllowance more when
-// it may hold entries the list leaves out.
-func windowStreams(list domain.InvitationList, at domain.InvitationPageAt) []*stream {
+// windowStreams are the streams of every source and stored status list may show, bounded as at names:
+// each reads the entries at's page needs from it and, when it may hold entries the list leaves out,
+// hiddenAllowance more. With the list's count c (nil: read beside it), only the streams that hold
+// something, each with exactly the entries it leaves out.
+func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *domain.InvitationCount) []*stream {
 	var out []*stream
-	for _, src := range list.Sources {
+	for i, src := range list.Sources {
 		for _, status := range listStatuses(list) {
+			if c != nil && c.Listed[i][status] <= 0 {
+				continue
+			}
 			st := &stream{q: sourceQuery(src, status), except: src.Except}
 			switch {
 			case at.From != nil:
@@ -296,7 +316,13 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt) []*st
 				st.need, st.q.descending = at.Number*at.Size, true
 				st.q.limit = st.need
 			}
-			if len(src.Except) > 0 || (status == domain.StatusPending && list.Status != nil) {
+			pendingOnly := status == domain.StatusPending && list.Status != nil
+			switch {
+			case c != nil && pendingOnly:
+				st.q.limit += c.Hidden[i][status] + len(c.Expired)
+			case c != nil:
+				st.q.limit += c.Hidden[i][status]
+			case len(src.Except) > 0 || pendingOnly:
 				st.q.limit += hiddenAllowance
 			}
 			out = append(out, st)
