@@ -125,7 +125,10 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key := keys.Wait()
+	key, err := keys.Wait()
+	if err != nil {
+		return err
+	}
 	if !continued && keys.Cached() == nil {
 		// The key came with the session: a continuation is checked now and read after it.
 		if cont, continued = lq.page.Continuation(r, key); continued {

@@ -74,6 +74,7 @@ type KeyRead struct {
 	cached []byte
 	done   chan struct{}
 	key    []byte
+	err    error
 }
 
 // Read returns the key's read for a request. When the key is not cached yet the read starts now, in
@@ -91,7 +92,7 @@ func (k *ContinuationKeys) Read(ctx context.Context) *KeyRead {
 		defer close(kr.done)
 		key, err := k.store.ContinuationKey(ctx)
 		if err != nil {
-			Logger(ctx).Warn("continuation key unavailable: links carry no continuation", "error", err)
+			kr.err = err
 			return
 		}
 		k.mu.Lock()
@@ -107,14 +108,15 @@ func (k *ContinuationKeys) Read(ctx context.Context) *KeyRead {
 // Cached returns the key when the process had it before the request began, nil otherwise.
 func (kr *KeyRead) Cached() []byte { return kr.cached }
 
-// Wait returns the key, waiting for its read; nil when the read failed (the page's links then carry
-// no continuation and a continuation the request carries is not checked: the page is served by number).
-func (kr *KeyRead) Wait() []byte {
+// Wait returns the key, waiting for its read, or the read's error: the store's, which the request
+// answers as it answers its other reads failing (503 when the store is unavailable). Nothing is kept
+// then, so the next request reads the key again.
+func (kr *KeyRead) Wait() ([]byte, error) {
 	if kr.cached != nil {
-		return kr.cached
+		return kr.cached, nil
 	}
 	<-kr.done
-	return kr.key
+	return kr.key, kr.err
 }
 
 // Continuation returns the continuation the request carries when it checks out with key: made with

@@ -232,27 +232,30 @@ func (s *keyStore) ContinuationKey(context.Context) ([]byte, error) {
 }
 
 // TestContinuationKeysAreReadOncePerProcess: the key is read by the first request and kept; a failed
-// read leaves no key and is tried again by the next request.
+// read is the request's error, leaves no key and is tried again by the next request.
 func TestContinuationKeysAreReadOncePerProcess(t *testing.T) {
 	store := &keyStore{}
 	keys := NewContinuationKeys(store)
 	store.fail.Store(true)
-	if kr := keys.Read(context.Background()); kr.Cached() != nil || kr.Wait() != nil {
-		t.Fatal("a failed read gave a key")
+	if kr := keys.Read(context.Background()); kr.Cached() != nil {
+		t.Fatal("a key before any read")
+	} else if key, err := kr.Wait(); key != nil || err == nil {
+		t.Fatalf("a failed read gave %x, %v", key, err)
 	}
 	store.fail.Store(false)
 	var wg sync.WaitGroup
 	for range 4 {
 		wg.Go(func() {
-			if kr := keys.Read(context.Background()); !bytes.Equal(kr.Wait(), testKey) {
-				t.Error("no key after a failed read")
+			if key, err := keys.Read(context.Background()).Wait(); err != nil || !bytes.Equal(key, testKey) {
+				t.Errorf("no key after a failed read: %v", err)
 			}
 		})
 	}
 	wg.Wait()
 	before := store.calls.Load()
 	for range 3 {
-		if kr := keys.Read(context.Background()); !bytes.Equal(kr.Cached(), testKey) || !bytes.Equal(kr.Wait(), testKey) {
+		kr := keys.Read(context.Background())
+		if key, err := kr.Wait(); !bytes.Equal(kr.Cached(), testKey) || !bytes.Equal(key, testKey) || err != nil {
 			t.Fatal("the key is not kept")
 		}
 	}
