@@ -74,7 +74,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	// while a key not cached yet is still being read (or made, in a new table).
 	key := kr.Cached()
 	if httpapi.LastValue(query, httpapi.CursorParam) != "" {
-		key = kr.Wait()
+		if key, err = kr.Wait(); err != nil {
+			return err
+		}
 	}
 	at := domain.InvitationPageAt{Size: req.Size, Last: req.Last()}
 	at.Number, _ = req.Number()
@@ -90,7 +92,9 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
-	key = kr.Wait()
+	if key, err = kr.Wait(); err != nil {
+		return err
+	}
 	var page httpapi.Page
 	if continued {
 		page = req.Continued(c, read.Count, read.More)
