@@ -54,9 +54,11 @@ func (s *Store) orgInvitationIDs(ctx context.Context, orgID string) ([]string, e
 // partitionQuery is a Query of one index partition: of the entries whose sort key begins with prefix
 // (or, with before set, sorts below it), in key order (or reversed), from start (nil: the first entry),
 // at most limit entries (0: all), each with the attributes projection names (nil: all the index has).
+// With prefix, low and high narrow the range to the keys from low (or up to high), inclusive.
 type partitionQuery struct {
 	index, pkAttr, skAttr, partition string
 	prefix, before                   string
+	low, high                        string
 	// from bounds the entries to those past it in the query's order (at it too with fromIncluded).
 	from         string
 	fromIncluded bool
@@ -90,8 +92,14 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 		// BETWEEN the prefix and the prefix followed by the largest code point selects what begins_with
 		// would (the keys are ASCII), but DynamoDB Local seeks to it in the index where it scans the
 		// partition for begins_with.
-		upper := q.prefix + string(utf8.MaxRune)
-		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(q.prefix), expression.Value(upper)))
+		lower, upper := q.prefix, q.prefix+string(utf8.MaxRune)
+		if q.low != "" {
+			lower = q.low
+		}
+		if q.high != "" {
+			upper = q.high
+		}
+		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(lower), expression.Value(upper)))
 	case q.before != "":
 		keyCond = keyCond.And(expression.Key(q.skAttr).LessThan(expression.Value(q.before)))
 	case q.from != "":

@@ -122,6 +122,13 @@ func reverseOrder(id string) string {
 	return string(b)
 }
 
+// invitationPositionKey is the sort key an invitation created at created with id id has, or would
+// have, in the stream whose keys begin with prefix (a status prefix, or GSI2's organization and status):
+// the bound of a Query that reads a stream from a position in its list.
+func invitationPositionKey(prefix string, created time.Time, id string) string {
+	return prefix + domain.FormatTime(created) + "#" + reverseOrder(id)
+}
+
 // statusPrefix begins the sort keys of the invitations with that stored status.
 func statusPrefix(status domain.InvitationStatus) string { return fmt.Sprintf("%d#", status) }
 
