@@ -58,11 +58,12 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	f, filterErr := readListFilters(query)
 	req := httpapi.Pagination.Read(query)
 	kr := h.keys.Read(ctx)
-	defer kr.Wait()
+	defer kr.Done()
 	caller, err := h.Auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
+	kr.Known()
 	if filterErr != nil {
 		return filterErr
 	}

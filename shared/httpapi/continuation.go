@@ -77,6 +77,7 @@ type KeyRead struct {
 	done   chan struct{}
 	key    []byte
 	err    error
+	made   chan struct{} // closed when the key is made, after Known
 }
 
 // Read returns the key's read for a request. When the key is not cached yet the read starts now, in
@@ -113,10 +114,27 @@ func (k *ContinuationKeys) keep(key []byte) {
 // Cached returns the key when the process had it before the request began, nil otherwise.
 func (kr *KeyRead) Cached() []byte { return kr.cached }
 
-// Done waits for the key's read, for a request that answers without it.
-func (kr *KeyRead) Done() {
-	if kr.done != nil {
-		<-kr.done
+// Known says the request's caller is known, so the key may be made: when the read finds none, it is
+// made now, beside whatever the request reads next, rather than when Wait is called.
+func (kr *KeyRead) Known() {
+	if kr.cached != nil || kr.made != nil {
+		return
+	}
+	kr.made = make(chan struct{})
+	go func() {
+		defer close(kr.made)
+		kr.make()
+	}()
+}
+
+// make waits for the read and makes the key when the read found none.
+func (kr *KeyRead) make() {
+	<-kr.done
+	if kr.key == nil && kr.err == nil {
+		kr.key, kr.err = kr.keys.store.MakeContinuationKey(kr.ctx)
+	}
+	if kr.err == nil {
+		kr.keys.keep(kr.key)
 	}
 }
 
@@ -128,15 +146,25 @@ func (kr *KeyRead) Wait() ([]byte, error) {
 	if kr.cached != nil {
 		return kr.cached, nil
 	}
-	kr.Done()
-	if kr.key == nil && kr.err == nil {
-		kr.key, kr.err = kr.keys.store.MakeContinuationKey(kr.ctx)
+	if kr.made == nil {
+		kr.make()
+	} else {
+		<-kr.made
 	}
 	if kr.err != nil {
 		return nil, kr.err
 	}
-	kr.keys.keep(kr.key)
 	return kr.key, nil
+}
+
+// Done waits for whatever the key's read started, for a request that answers without the key.
+func (kr *KeyRead) Done() {
+	if kr.done != nil {
+		<-kr.done
+	}
+	if kr.made != nil {
+		<-kr.made
+	}
 }
 
 // Continuation returns the continuation the request carries when it checks out with key: made with

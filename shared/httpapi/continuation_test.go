@@ -263,6 +263,18 @@ func TestOnlyWaitMakesTheKey(t *testing.T) {
 	if again := keys.Read(context.Background()); !bytes.Equal(again.Cached(), testKey) {
 		t.Fatal("the key made is not kept")
 	}
+
+	// Known makes it beside the request's next reads; Wait then only waits for it.
+	fresh := &keyStore{}
+	kr = NewContinuationKeys(fresh).Read(context.Background())
+	kr.Known()
+	kr.Done()
+	if fresh.made.Load() != 1 {
+		t.Fatalf("Known made %d keys", fresh.made.Load())
+	}
+	if key, err := kr.Wait(); err != nil || !bytes.Equal(key, testKey) || fresh.made.Load() != 1 {
+		t.Fatalf("Wait after Known gave %x, %v, %d keys made", key, err, fresh.made.Load())
+	}
 }
 
 // TestContinuationKeysAreReadOncePerProcess: the key is read by the first request and kept; a failed
