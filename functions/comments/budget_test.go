@@ -1,15 +1,22 @@
 package comments_test
 
 import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
+	"github.com/reportingplatform/api/functions/comments"
 	"github.com/reportingplatform/api/infra/testkit"
 )
 
 // TestCallBudget holds every operation to its sequential DynamoDB round trips, authentication
 // included (it is read in the same call as the first data): list 2 (3 for a page deeper than a first
-// page's 100 entries, whose index read waits for the session), retrieve 2 (1 for the commenter's own
+// page's 100 entries, whose index read waits for the session; 2 for a page a link's continuation
+// names), retrieve 2 (1 for the commenter's own
 // comment), PUT and PATCH 2 (3 when the body names a parent but no text: the comment is read with its
 // text, the parent without, so not in one call). Parallel calls count once (Calls.Sequential); the
 // count is exact.
@@ -33,6 +40,30 @@ func TestCallBudget(t *testing.T) {
 	onTarget := target.add("", "")
 	target.load(t)
 	oid := th.objectID
+
+	// The table's first list ever makes the continuation key that signs its links (a GetItem that finds
+	// none, then a conditional PutItem): one round trip more, once for the table. The process keeps it.
+	t.Run("a forged token's list makes no continuation key", func(t *testing.T) {
+		e.db.Calls.Reset()
+		resp := testkit.Do(t, e.gw, testkit.Request{Method: "GET", Path: listPath("report", oid),
+			Token: strings.Repeat("f", 40)})
+		if resp.Status != 401 || string(resp.Body) != `{"detail":"Invalid token."}` {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if ops := e.db.Calls.Ops(); slices.Contains(ops, "PutItem") {
+			t.Fatalf("a request with a forged token wrote: %v", ops)
+		}
+	})
+	t.Run("the table's first list makes the continuation key", func(t *testing.T) {
+		e.db.Calls.Reset()
+		e.db.Calls.SimulateLatency(testkit.BudgetLatency)
+		if resp := e.do(t, "GET", listPath("report", oid), "alice", ""); resp.Status != 200 {
+			t.Fatalf("%d %s", resp.Status, resp.Body)
+		}
+		if got := e.db.Calls.Sequential(); got != 3 || !slices.Contains(e.db.Calls.Ops(), "PutItem") {
+			t.Fatalf("%d sequential calls %v, want 3 with the key's PutItem", got, e.db.Calls)
+		}
+	})
 
 	for _, tc := range []struct {
 		name, method, path, role, body string
@@ -94,6 +125,44 @@ func TestCallBudget(t *testing.T) {
 				t.Fatalf("%d sequential calls %v, want %d", got, e.db.Calls, tc.budget)
 			}
 			t.Logf("%d sequential: %v", e.db.Calls.Sequential(), e.db.Calls)
+		})
+	}
+	// A page reached by a link's continuation costs what a first page costs: its Query goes out with the
+	// session, but at page_size 100, whose 101 entries are more than SPEC §9 lets go out before the
+	// token is verified. A process that does not have the key yet reads it beside the session, and
+	// checks the continuation after: one round trip more, once per process.
+	linked := func(t *testing.T, path string) string {
+		t.Helper()
+		u, err := url.Parse(*next(t, e.do(t, "GET", path, "alice", "")))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return u.RequestURI()
+	}
+	for _, tc := range []struct {
+		name   string
+		gw     http.Handler
+		path   string
+		budget int
+	}{
+		{"list by a next link", e.gw, linked(t, listPath("report", oid, "tag=t", "page=3", "page_size=10")), 2},
+		{"list by a next link, page_size 100", e.gw, linked(t, listPath("report", oid, "page_size=100")), 3},
+		{"a new process's first list", testkit.Gateway(t, map[string]http.Handler{
+			"CommentsFunction": comments.New(e.db.Store, testkit.Log(t), time.Now)}), listPath("report", oid), 2},
+		{"a new process's first list by a next link", testkit.Gateway(t, map[string]http.Handler{
+			"CommentsFunction": comments.New(e.db.Store, testkit.Log(t), time.Now)}),
+			linked(t, listPath("report", oid, "page=2")), 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e.db.Calls.Reset()
+			e.db.Calls.SimulateLatency(testkit.BudgetLatency)
+			resp := testkit.Do(t, tc.gw, testkit.Request{Method: "GET", Path: tc.path, Token: e.tokens["alice"]})
+			if resp.Status != 200 {
+				t.Fatalf("%d %s", resp.Status, resp.Body)
+			}
+			if got := e.db.Calls.Sequential(); got != tc.budget {
+				t.Fatalf("%d sequential calls %v, want %d", got, e.db.Calls, tc.budget)
+			}
 		})
 	}
 	// A reply goes as deep as the thread allows for the same calls: no save walks the thread.

@@ -1,7 +1,7 @@
 // Package comments serves the comment operations of SPEC §3, §6 and §10: the paginated list of an
 // object's comments, creating one, and reading, replacing, partially updating and deleting one comment.
 // Each operation has a budget of sequential DynamoDB round trips, authentication included (list 2, 3
-// for a page deeper than a first page's entries; read 2, 1 for one's own comment; PUT/PATCH 2, 3
+// for a page deeper than a first page's entries, 2 for a page a link's continuation names; read 2, 1 for one's own comment; PUT/PATCH 2, 3
 // naming a parent but no text; POST 2, 3 with an Idempotency-Key; DELETE 2), which the tests hold it
 // to: list.go, read.go, update.go, create.go and delete.go say how each stays within it. Authentication is never a round trip of its
 // own: the caller's session is read in the same call as the first data (authenticate).
@@ -25,13 +25,14 @@ const (
 
 type handler struct {
 	store domain.CommentStore
+	lists *httpapi.ContinuationKeys
 	httpapi.Kit
 }
 
 // New returns the comments function's HTTP handler. now gives updated_at and token expiry checks.
 func New(store domain.CommentStore, log *slog.Logger, now func() time.Time) *httpapi.Router {
 	kit, rt := httpapi.NewKit(store, log, now, ListPath)
-	h := &handler{store: store, Kit: kit}
+	h := &handler{store: store, lists: httpapi.NewContinuationKeys(store), Kit: kit}
 	rt.Handle(http.MethodGet, ListPath, h.list)
 	rt.Handle(http.MethodPost, ListPath, h.create)
 	rt.Handle(http.MethodGet, ItemPath, h.read)

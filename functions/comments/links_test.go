@@ -10,6 +10,8 @@ import (
 
 	"github.com/aws/aws-lambda-go/events"
 	"github.com/aws/aws-lambda-go/lambdacontext"
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/awslabs/aws-lambda-go-api-proxy/httpadapter"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
@@ -114,21 +116,45 @@ func TestLinksFollowTheURLTheClientCalled(t *testing.T) {
 				return testkit.Response{Status: resp.StatusCode, Body: []byte(resp.Body)}
 			}
 			list := d.origin + "/api/v1/comments/?content_type=report&object_id=" + th.objectID
-			page1 := list + "&page_size=2"
-			page2 := list + "&page=2&page_size=2"
-			page3 := list + "&page=3&page_size=2"
+			linked := d.origin + "/api/v1/comments/?content_type=report&cursor=C&object_id=" + th.objectID
+			page1 := linked + "&page_size=2"
+			page2 := linked + "&page=2&page_size=2"
+			page3 := linked + "&page=3&page_size=2"
 
-			first := get(page1)
-			first.Expect(t, 200, listJSON(5, &page2, nil, all[0:2]...))
-			second := get(*next(t, first))
-			second.Expect(t, 200, listJSON(5, &page3, &page1, all[2:4]...))
-			third := get(*next(t, second))
-			third.Expect(t, 200, listJSON(5, nil, &page2, all[4:]...))
-			back := get(*previous(t, third))
-			back.Expect(t, 200, listJSON(5, &page3, &page1, all[2:4]...))
-			get(*previous(t, back)).Expect(t, 200, listJSON(5, &page2, nil, all[0:2]...))
+			// Followed links carry continuations: the pages they reach are read from where the last
+			// one ended (a page and one entry, whatever the page's number), through each deployment's
+			// paths.
+			follow := func(link *string) testkit.Response {
+				t.Helper()
+				e.db.Calls.Reset()
+				resp := get(*link)
+				if limits := queryLimits(e.db.Calls); len(limits) != 1 || limits[0] != 3 {
+					t.Fatalf("%s read index entries %v, want one Query of 3 from its continuation", *link, limits)
+				}
+				return resp
+			}
+			first := get(list + "&page_size=2")
+			masked(t, first).Expect(t, 200, listJSON(5, &page2, nil, all[0:2]...))
+			second := follow(next(t, first))
+			masked(t, second).Expect(t, 200, listJSON(5, &page3, &page1, all[2:4]...))
+			third := follow(next(t, second))
+			masked(t, third).Expect(t, 200, listJSON(5, nil, &page2, all[4:]...))
+			back := follow(previous(t, third))
+			masked(t, back).Expect(t, 200, listJSON(5, &page3, &page1, all[2:4]...))
+			masked(t, follow(previous(t, back))).Expect(t, 200, listJSON(5, &page2, nil, all[0:2]...))
 		})
 	}
+}
+
+// queryLimits are the Limits of the Queries calls recorded.
+func queryLimits(calls *testkit.Calls) []int32 {
+	var out []int32
+	for _, in := range calls.Inputs() {
+		if q, ok := in.(*dynamodb.QueryInput); ok {
+			out = append(out, aws.ToInt32(q.Limit))
+		}
+	}
+	return out
 }
 
 func listJSON(count int, next, previous *string, results ...map[string]any) string {

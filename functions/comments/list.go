@@ -70,7 +70,9 @@ func readListQuery(q url.Values) (listQuery, error) {
 // round trip more, and one more again for a page that deepPage finds by the counts by time); then one
 // BatchGetItem of the page's comments and commenters. The count decides
 // visibility (another organization's object lists as empty) and the page's validity before the page
-// itself is read.
+// itself is read. A page asked for by a link's continuation (SPEC §6, §11) reads its size + 1 entries
+// from the link's position instead, with the session when the continuation checks out with the key the
+// process already has (continuationRead), so that a walk by the links costs its pages.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	lq, queryErr := readListQuery(r.URL.Query())
 	if queryErr == nil && !lq.page.Valid() {
@@ -96,7 +98,13 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if _, err := httpapi.Bearer(r); err != nil {
 		return err // nothing is read for a request without credentials
 	}
+	keys := h.lists.Read(r.Context())
+	defer keys.Done()
+	cont, continued := lq.page.Continuation(r, keys.Cached())
 	early, speculative := speculativeRead(lq)
+	if continued {
+		early, speculative = continuationRead(lq, cont)
+	}
 	var pending <-chan indexResult
 	if speculative {
 		pending = h.readIndex(r.Context(), lq, early)
@@ -118,16 +126,38 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return err
 	}
+	key, err := keys.Wait()
+	if err != nil {
+		return err
+	}
+	if !continued && keys.Cached() == nil {
+		// The key came with the session: a continuation is checked now and read after it.
+		if cont, continued = lq.page.Continuation(r, key); continued {
+			early, _ = continuationRead(lq, cont)
+			speculative = false
+		}
+	}
 	count := read.Count
 	n := count.N
 	if !canRead(caller, count.OrganizationID) {
 		n = 0
 	}
+	read1 := func(plan indexRead) indexResult {
+		if speculative {
+			return collect()
+		}
+		var res indexResult
+		res.refs, res.err = h.store.CommentIndex(r.Context(), plan.query(lq))
+		return res
+	}
+	if continued {
+		return h.continuedPage(w, r, lq, cont, n, key, func() indexResult { return read1(early) })
+	}
 	page, err := lq.page.Resolve(n)
 	if err != nil {
 		return err
 	}
-	results := []commentJSON{}
+	results, positions := []commentJSON{}, []string(nil)
 	if page.Len() > 0 {
 		var refs []domain.CommentRef
 		if speculative {
@@ -139,11 +169,39 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if results, err = h.page(r.Context(), lq, refs); err != nil {
+		if results, positions, err = h.page(r.Context(), lq, refs); err != nil {
 			return err
 		}
 	}
-	httpapi.WritePage(w, r, page, results)
+	httpapi.WritePage(w, r, page.Signed(key, positions), results)
+	return nil
+}
+
+// continuedPage answers the page continuation c asks for in a list that counts n for the caller: the
+// Size entries past c's position, which index decides (its Size + 1st entry says whether more follow).
+// A list that counts nothing for the caller (empty, or another organization's) reads nothing: an empty
+// page, never a 404, whatever page number the walk had reached.
+func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery, c httpapi.Continuation, n int,
+	key []byte, index func() indexResult) error {
+	var refs []domain.CommentRef
+	if n > 0 {
+		res := index()
+		if res.err != nil {
+			return res.err
+		}
+		refs = res.refs
+	}
+	more := len(refs) > lq.page.Size
+	refs = refs[:min(len(refs), lq.page.Size)]
+	if c.Before {
+		refs = slices.Clone(refs)
+		slices.Reverse(refs)
+	}
+	results, positions, err := h.page(r.Context(), lq, refs)
+	if err != nil {
+		return err
+	}
+	httpapi.WritePage(w, r, lq.page.Continued(c, n, more).Signed(key, positions), results)
 	return nil
 }
 
@@ -161,15 +219,20 @@ func (h *handler) readIndex(ctx context.Context, lq listQuery, plan indexRead) <
 	return ch
 }
 
-// page reads the comments and commenters refs name and renders them. A comment that left the object
-// or the tag since the (eventually consistent) index listed it is dropped rather than shown under the
-// wrong object.
-func (h *handler) page(ctx context.Context, lq listQuery, refs []domain.CommentRef) ([]commentJSON, error) {
+// page reads the comments and commenters refs name and renders them, with each one's position in the
+// index (for the page's links). A comment that left the object or the tag since the (eventually
+// consistent) index listed it is dropped rather than shown under the wrong object.
+func (h *handler) page(ctx context.Context, lq listQuery, refs []domain.CommentRef) ([]commentJSON, []string, error) {
 	comments, users, err := h.store.CommentPage(ctx, refs)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	at := make(map[string]string, len(refs))
+	for _, ref := range refs {
+		at[ref.ID] = ref.Position
 	}
 	out := make([]commentJSON, 0, len(comments))
+	positions := make([]string, 0, len(comments))
 	for _, c := range comments {
 		if c.ContentType != lq.object.ContentType || c.ObjectID != lq.object.ObjectID ||
 			(lq.tag != nil && (c.Tag == nil || *c.Tag != *lq.tag)) {
@@ -177,20 +240,33 @@ func (h *handler) page(ctx context.Context, lq listQuery, refs []domain.CommentR
 		}
 		u, found := users[c.CommenterID]
 		out = append(out, readShape(c, u, found))
+		positions = append(positions, at[c.ID])
 	}
-	return out, nil
+	return out, positions, nil
 }
 
 // indexRead is how a page is read from the index: the first limit entries in the requested order, or
-// (reversed) the last ones, read from the other end.
+// (reversed) the last ones, read from the other end; with from, only those past that position in the
+// order read (at it too when included).
 type indexRead struct {
 	limit    int
 	reversed bool
+	from     string
+	included bool
 }
 
 func (p indexRead) query(lq listQuery) domain.CommentIndexQuery {
 	return domain.CommentIndexQuery{Object: lq.object, Tag: lq.tag, Descending: lq.descending != p.reversed,
-		Limit: p.limit}
+		Limit: p.limit, From: p.from, FromIncluded: p.included}
+}
+
+// continuationRead is the read of the page continuation c asks for: its size + 1 entries past c's
+// position, forwards for a next link, backwards for a previous one. It may go out with the session
+// (SPEC §9: it costs what a first page costs) when the key that checked c was the process's before the
+// request came, and it reads no more than a first page may: page_size 100 waits for the session.
+func continuationRead(lq listQuery, c httpapi.Continuation) (indexRead, bool) {
+	plan := indexRead{limit: lq.page.Size + 1, reversed: c.Before, from: c.Position, included: c.Included}
+	return plan, plan.limit <= httpapi.Pagination.MaxPageSize
 }
 
 // speculativeRead is the read started before the count is known, which is also before the caller's

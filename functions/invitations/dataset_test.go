@@ -30,6 +30,7 @@ type Dataset struct {
 	Staff, Admin, Multi, Invitee, Dual Caller
 
 	Shared      []string // addresses invited by several organizations
+	Inviters    []string // member ids: an administrator of each organization, in Organizations' order
 	Invitations []ModelInvitation
 
 	// ExpiringBy is a time by which every pending invitation that expires within a day of the load's
@@ -121,7 +122,7 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 	for k := range 12 {
 		d.Shared = append(d.Shared, fmt.Sprintf("shared%d-%s@example.com", k, tag))
 	}
-	d.Invitations = d.generate(n, now)
+	d.Invitations, d.Inviters = d.generate(n, now), inviters
 	d.load(tb, db, inviters)
 	return d
 }

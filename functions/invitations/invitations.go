@@ -23,6 +23,7 @@ type handler struct {
 	store         domain.InvitationStore
 	mailer        domain.Mailer
 	invitationTTL time.Duration
+	keys          *httpapi.ContinuationKeys // sign the list's continuations (SPEC §6, §11)
 	httpapi.Kit
 }
 
@@ -31,7 +32,8 @@ type handler struct {
 func New(store domain.InvitationStore, mailer domain.Mailer, log *slog.Logger, invitationTTL time.Duration,
 	now func() time.Time) *httpapi.Router {
 	kit, rt := httpapi.NewKit(store, log, now, InvitationsPath)
-	h := &handler{store: store, mailer: mailer, invitationTTL: invitationTTL, Kit: kit}
+	h := &handler{store: store, mailer: mailer, invitationTTL: invitationTTL,
+		keys: httpapi.NewContinuationKeys(store), Kit: kit}
 	rt.Handle(http.MethodGet, InvitationsPath, h.list)
 	rt.Handle(http.MethodPost, InvitationsPath, h.create)
 	rt.Handle(http.MethodGet, InvitationPath, h.read)

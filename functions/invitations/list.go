@@ -48,17 +48,22 @@ func readListFilters(q url.Values) (listFilters, error) {
 
 // list serves GET /api/v1/organization-invitations/ (SPEC §10, §11): the invitations the caller may
 // read (§3's GET rule), newest first, filtered and paginated. Nothing of the list is read before the
-// session said who the caller is (SPEC §9). Then three round trips, whatever the list's size: its
-// counts, the index entries up to the page from the nearer end, the page's invitations.
+// session said who the caller is (SPEC §9). Then two round trips, whatever the list's size: its count
+// beside the index entries that place the page, then the page's invitations. A page reached by a
+// continuation (a link of the previous page) reads from the position it carries, not from the list's
+// start, so that a walk by links reads each entry about once and misses or repeats nothing.
 func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	ctx := r.Context()
 	query := r.URL.Query()
 	f, filterErr := readListFilters(query)
 	req := httpapi.Pagination.Read(query)
+	kr := h.keys.Read(ctx)
+	defer kr.Done()
 	caller, err := h.Auth.Authenticate(r)
 	if err != nil {
 		return err
 	}
+	kr.Known()
 	if filterErr != nil {
 		return filterErr
 	}
@@ -66,27 +71,47 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		_, err := req.Resolve(0)
 		return err
 	}
+	// The key is needed before the read only to check a continuation: a request without one reads
+	// while a key not cached yet is still being read (or made, in a new table).
+	key := kr.Cached()
+	if httpapi.LastValue(query, httpapi.CursorParam) != "" {
+		if key, err = kr.Wait(); err != nil {
+			return err
+		}
+	}
+	at := domain.InvitationPageAt{Size: req.Size, Last: req.Last()}
+	at.Number, _ = req.Number()
+	c, continued := req.Continuation(r, key)
+	if continued {
+		var pos domain.InvitationPosition
+		if pos, continued = domain.ParseInvitationPosition(c.Position); continued {
+			at.From, at.Backward, at.Included = &pos, c.Before, c.Included
+		}
+	}
 	now := h.Clock.Now()
-	count, err := h.store.CountInvitations(ctx, listOf(caller, f), now)
+	read, err := h.store.ListInvitations(ctx, listOf(caller, f), at, now)
 	if err != nil {
 		return err
 	}
-	page, err := req.Resolve(count.Total)
-	if err != nil {
+	if key, err = kr.Wait(); err != nil {
 		return err
 	}
-	shown, err := h.store.InvitationPage(ctx, count, page.Offset(), page.Len())
-	if err != nil {
+	var page httpapi.Page
+	if continued {
+		page = req.Continued(c, read.Count, read.More)
+	} else if page, err = req.Resolve(read.Count); err != nil {
 		return err
 	}
-	if err := checkShown(shown...); err != nil {
+	if err := checkShown(read.Invitations...); err != nil {
 		return err
 	}
-	results := make([]invitationResponse, 0, len(shown))
-	for _, inv := range shown {
+	results := make([]invitationResponse, 0, len(read.Invitations))
+	positions := make([]string, 0, len(read.Invitations))
+	for _, inv := range read.Invitations {
 		results = append(results, newInvitationResponse(inv, now))
+		positions = append(positions, domain.PositionOf(inv).String())
 	}
-	httpapi.WritePage(w, r, page, results)
+	httpapi.WritePage(w, r, page.Signed(key, positions), results)
 	return nil
 }
 

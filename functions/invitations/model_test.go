@@ -261,7 +261,10 @@ func (d *Dataset) expectedPage(all []ModelInvitation, query url.Values, p pageAs
 	return out
 }
 
-// compareList sends c's list with q and page p and compares its whole body with the model's page.
+// compareList sends c's list with q and page p and compares its whole body with the model's page, its
+// links but their continuations with DRF's; then follows each link, continuation and all, and compares
+// the page it reads with the model's page of that number (SPEC §11: nothing changed, so a page read from
+// a position is the page read by number).
 func (w *world) compareList(t *testing.T, d *Dataset, c Caller, q ListQuery, p pageAsked) {
 	t.Helper()
 	query := q.Values()
@@ -275,6 +278,52 @@ func (w *world) compareList(t *testing.T, d *Dataset, c Caller, q ListQuery, p p
 	if len(query) > 0 {
 		path += "?" + query.Encode()
 	}
+	all := d.List(c, q, w.now)
+	got := w.modelPageAt(t, c, path)
+	want := d.expectedPage(all, query, p, w.now)
+	if diff := pageDiff(withoutCursors(t, got), want); diff != "" {
+		t.Errorf("%s: GET %s: %s", c.Name, path, diff)
+	}
+	number := 1
+	switch p.page {
+	case "last":
+		number = max(1, (len(all)+pageSizeOf(p)-1)/pageSizeOf(p))
+	case "":
+	default:
+		number, _ = strconv.Atoi(p.page)
+	}
+	for _, l := range []struct {
+		link *string
+		to   int
+	}{{got.Next, number + 1}, {got.Previous, number - 1}} {
+		if l.link == nil {
+			continue
+		}
+		if !strings.Contains(*l.link, "cursor=") {
+			t.Errorf("%s: GET %s: link %s carries no continuation", c.Name, path, *l.link)
+		}
+		followed := w.modelPageAt(t, c, strings.TrimPrefix(*l.link, "http://127.0.0.1:3000"))
+		asked := pageAsked{size: p.size}
+		if l.to > 1 {
+			asked.page = strconv.Itoa(l.to)
+		}
+		q := url.Values{}
+		for k, v := range query {
+			q[k] = v
+		}
+		q.Del("page")
+		if l.to > 1 {
+			q.Set("page", strconv.Itoa(l.to))
+		}
+		if diff := pageDiff(withoutCursors(t, followed), d.expectedPage(all, q, asked, w.now)); diff != "" {
+			t.Errorf("%s: GET %s, then %s: %s", c.Name, path, *l.link, diff)
+		}
+	}
+}
+
+// modelPageAt sends c's GET of path and reads its 200 page, which has exactly DRF's four keys.
+func (w *world) modelPageAt(t *testing.T, c Caller, path string) modelPage {
+	t.Helper()
 	resp := testkit.Do(t, w.gw, testkit.Request{Method: "GET", Path: path, Token: c.Token})
 	if resp.Status != 200 {
 		t.Fatalf("%s: GET %s: %d %s", c.Name, path, resp.Status, resp.Body)
@@ -285,10 +334,37 @@ func (w *world) compareList(t *testing.T, d *Dataset, c Caller, q ListQuery, p p
 		len(keys) != 4 {
 		t.Fatalf("%s: GET %s: %v: not the page's four keys: %s", c.Name, path, err, resp.Body)
 	}
-	want := d.expectedPage(d.List(c, q, w.now), query, p, w.now)
-	if diff := pageDiff(got, want); diff != "" {
-		t.Errorf("%s: GET %s: %s", c.Name, path, diff)
+	return got
+}
+
+// pageSizeOf is the page size p asks for, as the API reads it.
+func pageSizeOf(p pageAsked) int {
+	if p.size == "" {
+		return 20
 	}
+	n, _ := strconv.Atoi(p.size)
+	return min(n, 100)
+}
+
+// withoutCursors is p with its links' continuations taken out: DRF's links.
+func withoutCursors(t *testing.T, p modelPage) modelPage {
+	t.Helper()
+	strip := func(link *string) *string {
+		if link == nil {
+			return nil
+		}
+		u, err := url.Parse(*link)
+		if err != nil {
+			t.Fatalf("link %s: %v", *link, err)
+		}
+		q := u.Query()
+		q.Del("cursor")
+		u.RawQuery = q.Encode()
+		s := u.String()
+		return &s
+	}
+	p.Next, p.Previous = strip(p.Next), strip(p.Previous)
+	return p
 }
 
 // pageDiff says where got differs from want, "" when it does not.

@@ -1,7 +1,7 @@
 // A tour of the API as a client team would write it: types generated from openapi.yaml by
 // openapi-typescript (schema.d.ts, written beside this file by infra/scripts/client.sh), calls made with
 // openapi-fetch, compiled with tsc --strict. Compiling proves that the document lets a client send what
-// the API takes (page=last, the Idempotency-Key header, a PATCH of one field); running proves that the
+// the API takes (page=last, a link's cursor, the Idempotency-Key header, a PATCH of one field); running proves that the
 // answers are the ones the document describes. Any other status or field exits 1.
 //
 //   node tour.mjs URL     # URL: the API with the demo data (infra/fixtures/demo.json), e.g. make run's
@@ -72,6 +72,22 @@ async function main(base: string): Promise<void> {
   check(results.length === onLast, `list: the last page holds ${results.length} of ${count}, want ${onLast}`);
   check(next === null && previous !== null, `list: the last page links next ${next}, previous ${previous}`);
   check(results.every((c) => c.object_id === report), "list: a comment of another object");
+
+  // previous carries the API's continuation (cursor, opaque): sent back as openapi.yaml types it, it
+  // reads the page that ends just before the last page's first comment.
+  const back = new URL(previous ?? "").searchParams;
+  const cursor = back.get("cursor");
+  check(cursor, `list: the last page's previous link ${previous} carries no cursor`);
+  const earlier = await api.GET(comments, {
+    params: { query: { content_type: "report", object_id: report, page: Number(back.get("page") ?? 1), cursor } },
+  });
+  status("list previous by its cursor", comments, "get", earlier, 200);
+  check(earlier.data, "list previous: no body");
+  const older = earlier.data.results;
+  check(older.length === pageSize && earlier.data.next !== null,
+    `list previous: ${older.length} comments, next ${earlier.data.next}`);
+  check(older[older.length - 1].created_at <= results[0].created_at,
+    "list previous: its last comment is newer than the last page's first");
 
   // One key for one create, sent again unchanged with the same body: the retry of a lost answer.
   const key = crypto.randomUUID();

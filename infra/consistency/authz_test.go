@@ -2,6 +2,8 @@ package consistency_test
 
 import (
 	"encoding/json"
+	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strings"
@@ -10,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
@@ -47,12 +50,11 @@ var refusals = map[outcome]struct {
 	emptyList:     {200, `{"count": 0, "next": null, "previous": null, "results": []}`},
 }
 
-// The caller classes, in the order of the matrix's columns.
-var callerNames = []string{
+// The caller classes, in the order of the matrix's columns: eight without a valid token, then the
+// users of infra/routes' Who.
+var callerNames = append([]string{
 	"no header", "other scheme", "bare Bearer", "two words", "unknown token", "forged staff token",
-	"expired token", "inactive admin", "outsider", "invitee", "member", "collaborator", "administrator",
-	"commenter", "staff", "superuser",
-}
+	"expired token", "inactive admin"}, routes.Users...)
 
 // Column by column, as callerNames: the last eight are real, active users.
 const (
@@ -82,6 +84,7 @@ type authzWorld struct {
 	doomedInv map[string]string          // by caller class: an invitation of A, not to the invitee, to try to delete
 	secretsA  []string                   // what only readers of A's objects may see
 	secretsB  []string                   // what no response of the matrix may carry
+	seq       int                        // numbers what the samples make new
 }
 
 const authzTTL = 7 * 24 * time.Hour
@@ -256,8 +259,7 @@ type operation struct {
 // do not depend on each other's order.
 func TestAuthorizationMatrix(t *testing.T) {
 	w := newAuthzWorld(t)
-	ops := w.operations()
-	everyProtectedRouteIsARow(t, ops)
+	ops := w.operations(t)
 	t.Logf("authorization matrix: %d operations × %d caller classes = %d cells", len(ops), len(callerNames),
 		len(ops)*len(callerNames))
 	for _, op := range ops {
@@ -313,175 +315,234 @@ func TestAuthorizationMatrix(t *testing.T) {
 	}
 }
 
-func (w *authzWorld) operations() []operation {
+// logout is the row that revokes the tokens of the callers it lets through: the last.
+const logout = "POST /api/v1/auth/logout"
+
+// operations are the matrix's rows: one for each route of infra/routes that needs a token, in its
+// order (the logout last), made of the route's entry and this matrix's own parts of it (ownRows), and
+// the rows of other bodies of one route (extraRows) after it. A route with no parts of its own here is
+// requested as its sample, on A's objects, and its successes are checked by their status (and by
+// openapi.yaml, as every response).
+func (w *authzWorld) operations(t *testing.T) []operation {
+	t.Helper()
+	own, extra := w.ownRows(), w.extraRows()
+	for _, name := range routes.Unknown(slices.Collect(maps.Keys(own))) {
+		t.Errorf("the matrix has parts of a row for %s, which infra/routes does not list", name)
+	}
+	world := routes.World{Value: w.value}
+	fill := func(s string) string {
+		out, err := world.Fill(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	var ops, last []operation
+	for _, r := range routes.Protected() {
+		op := own[r.Name()]
+		if op.name == "" {
+			op.name = r.Name()
+		}
+		op.method, op.pattern = r.Method, r.Pattern
+		op.want = append([]outcome{n401, n401, b401, s401, bad, bad, bad, dead}, outcomes(r.Who)...)
+		if r.Rejected != "" {
+			op.rejected = fill(r.Rejected)
+		}
+		if op.path == "" && op.pathFor == nil {
+			op.path = fill(r.Sample.Path)
+		}
+		if op.body == nil {
+			body := fill(r.Sample.Body)
+			op.body = func(string) string { return body }
+		}
+		if op.check == nil {
+			op.check = func(t *testing.T, _ string, resp testkit.Response) {
+				t.Helper()
+				if resp.Status != r.Sample.Status {
+					t.Fatalf("%d %s, want %d", resp.Status, resp.Body, r.Sample.Status)
+				}
+			}
+		}
+		rows := append([]operation{op}, extra[r.Name()]...)
+		if r.Name() == logout {
+			last = rows
+			continue
+		}
+		ops = append(ops, rows...)
+	}
+	// After every row that reads what the invitee may see: the acceptance makes the invitee a member of A.
+	ops = append(ops, w.acceptRows()...)
+	return append(ops, last...)
+}
+
+// value fills the samples' placeholders with A's objects: the first comment, the invitation to the
+// invitee's address in upper case.
+func (w *authzWorld) value(name string) (string, bool) {
+	switch name {
+	case "organization":
+		return w.orgA.ID, true
+	case "report":
+		return w.objA, true
+	case "comment":
+		return w.comments[0].ID, true
+	case "invitation":
+		return w.invA.ID, true
+	case "n":
+		w.seq++
+		return fmt.Sprint(w.seq), true
+	}
+	return "", false
+}
+
+// outcomes are SPEC §3's outcomes of infra/routes as the matrix's.
+func outcomes(who []routes.Outcome) []outcome {
+	var out []outcome
+	for _, o := range who {
+		out = append(out, map[routes.Outcome]outcome{routes.Allowed: allowed, routes.Forbidden: forbidden,
+			routes.NotFound: notFound, routes.EmptyList: emptyList, routes.Rejected: rejected}[o])
+	}
+	return out
+}
+
+// ownRows are the matrix's own parts of its rows, by route: the exact body of each success, the count
+// of writes, and the requests other than the sample's (the callers' own objects and new addresses,
+// a body that stores what is already there, the query of what the invitee may see).
+func (w *authzWorld) ownRows() map[string]operation {
 	invPath := "/api/v1/organization-invitations/"
 	c := w.comments[0]
 	static := func(body string) func(string) string { return func(string) string { return body } }
 	expect := func(status int, body func() string) func(*testing.T, string, testkit.Response) {
 		return func(t *testing.T, _ string, resp testkit.Response) { t.Helper(); resp.Expect(t, status, body()) }
 	}
+	noBody := func(t *testing.T, _ string, resp testkit.Response) {
+		if resp.Status != 204 || len(resp.Body) != 0 {
+			t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
+		}
+	}
 	newEmail := func(caller string) string {
 		return "new-" + strings.ReplaceAll(caller, " ", "-") + "-" + w.suffix + "@example.com"
 	}
-	// Columns: no header, other scheme, bare Bearer, two words, unknown token, forged staff token,
-	// expired token, inactive admin | outsider, invitee, member, collaborator, administrator, commenter,
-	// staff, superuser.
-	ops := []operation{{
-		name: "POST users", method: "POST", pattern: "/api/v1/users/", path: "/api/v1/users/",
-		body: func(caller string) string {
-			return `{"email": "` + newEmail(caller) + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR",
+	return map[string]operation{
+		"POST /api/v1/users/": {name: "POST users",
+			body: func(caller string) string {
+				return `{"email": "` + newEmail(caller) + `", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR",
 				"first_name": "New", "last_name": "User"}`
-		},
-		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no403, no403, no403, no403, no403, no403, yes, yes},
-		check: func(t *testing.T, caller string, resp testkit.Response) {
-			id, _ := resp.Object(t)["id"].(string)
-			if _, err := uuid.Parse(id); err != nil {
-				t.Fatalf("id %q: %s", id, resp.Body)
-			}
-			resp.Expect(t, 201, `{"id": "`+id+`", "email": "`+newEmail(caller)+`", "first_name": "New", "last_name": "User"}`)
-		},
-		writes: func(t *testing.T) int64 {
-			n := int64(0)
-			for _, caller := range callerNames {
-				if _, err := w.db.UserByEmail(t, newEmail(caller)); err == nil {
-					n++
-				} else if domain.ErrorCode(err) != domain.ENOTFOUND {
-					t.Fatal(err)
+			},
+			check: func(t *testing.T, caller string, resp testkit.Response) {
+				id, _ := resp.Object(t)["id"].(string)
+				if _, err := uuid.Parse(id); err != nil {
+					t.Fatalf("id %q: %s", id, resp.Body)
 				}
-			}
-			return n
+				resp.Expect(t, 201, `{"id": "`+id+`", "email": "`+newEmail(caller)+`", "first_name": "New", "last_name": "User"}`)
+			},
+			writes: func(t *testing.T) int64 {
+				n := int64(0)
+				for _, caller := range callerNames {
+					if _, err := w.db.UserByEmail(t, newEmail(caller)); err == nil {
+						n++
+					} else if domain.ErrorCode(err) != domain.ENOTFOUND {
+						t.Fatal(err)
+					}
+				}
+				return n
+			},
 		},
-	}, {
-		name: "GET invitation", method: "GET", pattern: invPath + "{id}/", path: invPath + w.invA.ID + "/", body: static(""),
-		want:  []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, yes, yes, yes, yes, yes, yes, yes},
-		check: expect(200, func() string { return w.invitationJSON(w.invA, 0) }),
-	}, {
+		"GET " + invPath + "{id}/": {name: "GET invitation",
+			check: expect(200, func() string { return w.invitationJSON(w.invA, 0) })},
 		// The invitee may only answer; a change of first_name is refused even to them.
-		name: "PATCH invitation", method: "PATCH", pattern: invPath + "{id}/", path: invPath + w.invA.ID + "/",
-		body:   static(`{"first_name": "Xavier"}`),
-		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no403, no403, no403, yes, no403, yes, yes},
-		check:  expect(200, func() string { return w.invitationJSON(w.invA, 0) }),
-		writes: w.invitationVersion(w.invA.ID),
-	}, {
-		// Declining: the first allowed caller makes it cancelled, the others save the state it has.
-		name: "PATCH invitation (decline)", method: "PATCH", pattern: invPath + "{id}/", path: invPath + w.invDecl.ID + "/",
-		body:   static(`{"status": 2}`),
-		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, yes, no403, no403, yes, no403, yes, yes},
-		check:  expect(200, func() string { return w.invitationJSON(w.invDecl, 2) }),
-		writes: w.invitationVersion(w.invDecl.ID),
-	}, {
+		"PATCH " + invPath + "{id}/": {name: "PATCH invitation",
+			body:   static(`{"first_name": "Xavier"}`),
+			check:  expect(200, func() string { return w.invitationJSON(w.invA, 0) }),
+			writes: w.invitationVersion(w.invA.ID),
+		},
 		// SPEC §10: what the caller may read of A's invitations to the invitee's address (the invitee
 		// reads both as the invitee, members and staff as A's).
-		name: "GET invitations", method: "GET", pattern: invPath,
-		path: invPath + "?organization=" + w.orgA.ID + "&email=" + w.invA.Email, body: static(""),
-		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, none, yes, yes, yes, yes, yes, yes, yes},
-		check: expect(200, func() string {
-			both := []domain.Invitation{w.invA, w.invDecl}
-			slices.SortFunc(both, func(a, b domain.Invitation) int { return strings.Compare(a.ID, b.ID) }) // equal created_at
-			return mustJSON(map[string]any{"count": 2, "next": nil, "previous": nil, "results": []json.RawMessage{
-				json.RawMessage(w.invitationJSON(both[0], statusOf(both[0], w.invDecl))),
-				json.RawMessage(w.invitationJSON(both[1], statusOf(both[1], w.invDecl))),
-			}})
-		}),
-	}, {
-		// SPEC §10: administrators of the organization, and staff who are members of it (none here);
-		// to everyone else the organization does not exist.
-		name: "POST invitation", method: "POST", pattern: invPath, path: invPath,
-		body: func(caller string) string {
-			return `{"organization_id": "` + w.orgA.ID + `", "email": "` + newInvitee(caller, w.suffix) + `"}`
+		"GET " + invPath: {name: "GET invitations",
+			path: invPath + "?organization=" + w.orgA.ID + "&email=" + w.invA.Email,
+			check: expect(200, func() string {
+				both := []domain.Invitation{w.invA, w.invDecl}
+				slices.SortFunc(both, func(a, b domain.Invitation) int { return strings.Compare(a.ID, b.ID) }) // equal created_at
+				return mustJSON(map[string]any{"count": 2, "next": nil, "previous": nil, "results": []json.RawMessage{
+					json.RawMessage(w.invitationJSON(both[0], statusOf(both[0], w.invDecl))),
+					json.RawMessage(w.invitationJSON(both[1], statusOf(both[1], w.invDecl))),
+				}})
+			}),
 		},
-		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, no400, no400, yes, no400,
-			no400, no400},
-		rejected: `{"organization_id": ["Invalid pk \"` + w.orgA.ID + `\" - object does not exist."]}`,
-		check: func(t *testing.T, caller string, resp testkit.Response) {
-			got := resp.Object(t)
-			if resp.Status != 201 || got["email"] != newInvitee(caller, w.suffix) || got["status"] != float64(0) ||
-				got["email_sent"] != true || got["organization"].(map[string]any)["id"] != w.orgA.ID {
-				t.Fatalf("%d %s", resp.Status, resp.Body)
-			}
+		"POST " + invPath: {name: "POST invitation",
+			body: func(caller string) string {
+				return `{"organization_id": "` + w.orgA.ID + `", "email": "` + newInvitee(caller, w.suffix) + `"}`
+			},
+			check: func(t *testing.T, caller string, resp testkit.Response) {
+				got := resp.Object(t)
+				if resp.Status != 201 || got["email"] != newInvitee(caller, w.suffix) || got["status"] != float64(0) ||
+					got["email_sent"] != true || got["organization"].(map[string]any)["id"] != w.orgA.ID {
+					t.Fatalf("%d %s", resp.Status, resp.Body)
+				}
+			},
+			writes: w.invitationsOfA(),
 		},
-		writes: w.invitationsOfA(),
-	}, {
-		// SPEC §10: administrators of its organization and staff; each caller class tries its own.
-		name: "DELETE invitation", method: "DELETE", pattern: invPath + "{id}/",
-		pathFor: func(caller string) string { return invPath + w.doomedInv[caller] + "/" },
-		body:    static(""),
-		want:    []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, yes, no403, yes, yes},
+		// Each caller class tries its own.
+		"DELETE " + invPath + "{id}/": {name: "DELETE invitation",
+			pathFor: func(caller string) string { return invPath + w.doomedInv[caller] + "/" },
+			check:   noBody,
+			writes:  func(t *testing.T) int64 { return int64(len(callerNames)) - w.invitationsOfA()(t) },
+		},
+		"GET /api/v1/comments/": {name: "GET comments",
+			check: expect(200, func() string {
+				var results []any
+				for _, c := range w.comments {
+					results = append(results, w.commentRead(c))
+				}
+				return mustJSON(map[string]any{"count": len(results), "next": nil, "previous": nil, "results": results})
+			}),
+		},
+		"GET /api/v1/comments/{id}/": {name: "GET comment",
+			check: expect(200, func() string { return mustJSON(w.commentRead(c)) })},
+		"PUT /api/v1/comments/{id}/": {name: "PUT comment",
+			body:   static(`{"content_type": "report", "object_id": "` + w.objA + `", "text": ` + mustJSON(c.Text) + `}`),
+			check:  expect(200, func() string { return commentWritten(c) }),
+			writes: w.commentVersion(c.ID),
+		},
+		"PATCH /api/v1/comments/{id}/": {name: "PATCH comment",
+			body:   static(`{"text": ` + mustJSON(c.Text) + `}`),
+			check:  expect(200, func() string { return commentWritten(c) }),
+			writes: w.commentVersion(c.ID),
+		},
+		"POST /api/v1/comments/": {name: "POST comment",
+			body: func(caller string) string {
+				return `{"content_type": "report", "object_id": "` + w.objA + `", "text": "by ` + caller + `"}`
+			},
+			check: func(t *testing.T, caller string, resp testkit.Response) {
+				id, _ := resp.Object(t)["id"].(string)
+				resp.Expect(t, 201,
+					mustJSON(map[string]any{"id": id, "content_type": "report", "object_id": w.objA, "tag": nil,
+						"text": "by " + caller, "parent": nil}))
+			},
+			writes: w.commentCount(w.objA, 0),
+		},
+		// Each caller class tries its own comment of the commenter's.
+		"DELETE /api/v1/comments/{id}/": {name: "DELETE comment",
+			pathFor: func(caller string) string { return "/api/v1/comments/" + w.doomed[caller].ID + "/" },
+			check:   noBody,
+			writes:  w.commentCount(w.objDel, len(callerNames)),
+		},
+		logout: {name: "POST logout", check: noBody},
+	}
+}
+
+// extraRows are rows of other bodies of a route, by the route they follow.
+func (w *authzWorld) extraRows() map[string][]operation {
+	invPath := "/api/v1/organization-invitations/"
+	return map[string][]operation{"PATCH " + invPath + "{id}/": {{
+		// Declining: the first allowed caller makes it cancelled, the others save the state it has.
+		name: "PATCH invitation (decline)", method: "PATCH", pattern: invPath + "{id}/", path: invPath + w.invDecl.ID + "/",
+		body: func(string) string { return `{"status": 2}` },
+		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, yes, no403, no403, yes, no403, yes, yes},
 		check: func(t *testing.T, _ string, resp testkit.Response) {
-			if resp.Status != 204 || len(resp.Body) != 0 {
-				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
-			}
+			resp.Expect(t, 200, w.invitationJSON(w.invDecl, 2))
 		},
-		writes: func(t *testing.T) int64 { return int64(len(callerNames)) - w.invitationsOfA()(t) },
-	}, {
-		name: "GET comments", method: "GET", pattern: "/api/v1/comments/",
-		path: "/api/v1/comments/?content_type=report&object_id=" + w.objA, body: static(""),
-		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, none, none, yes, yes, yes, yes, yes, yes},
-		check: expect(200, func() string {
-			var results []any
-			for _, c := range w.comments {
-				results = append(results, w.commentRead(c))
-			}
-			return mustJSON(map[string]any{"count": len(results), "next": nil, "previous": nil, "results": results})
-		}),
-	}, {
-		name: "GET comment", method: "GET", pattern: "/api/v1/comments/{id}/",
-		path: "/api/v1/comments/" + c.ID + "/", body: static(""),
-		want:  []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, yes, yes, yes, yes, yes, yes},
-		check: expect(200, func() string { return mustJSON(w.commentRead(c)) }),
-	}, {
-		name: "PUT comment", method: "PUT", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/",
-		body:   static(`{"content_type": "report", "object_id": "` + w.objA + `", "text": ` + mustJSON(c.Text) + `}`),
-		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, no403, yes, yes, yes},
-		check:  expect(200, func() string { return commentWritten(c) }),
-		writes: w.commentVersion(c.ID),
-	}, {
-		name: "PATCH comment", method: "PATCH", pattern: "/api/v1/comments/{id}/", path: "/api/v1/comments/" + c.ID + "/",
-		body:   static(`{"text": ` + mustJSON(c.Text) + `}`),
-		want:   []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, no403, yes, yes, yes},
-		check:  expect(200, func() string { return commentWritten(c) }),
-		writes: w.commentVersion(c.ID),
-	}, {
-		// SPEC §10: members of the object's organization and staff; to anyone else the object does not exist.
-		name: "POST comment", method: "POST", pattern: "/api/v1/comments/", path: "/api/v1/comments/",
-		body: func(caller string) string {
-			return `{"content_type": "report", "object_id": "` + w.objA + `", "text": "by ` + caller + `"}`
-		},
-		want:     []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no400, no400, yes, yes, yes, yes, yes, yes},
-		rejected: `{"object_id": ["Invalid pk \"` + w.objA + `\" - object does not exist."]}`,
-		check: func(t *testing.T, caller string, resp testkit.Response) {
-			id, _ := resp.Object(t)["id"].(string)
-			resp.Expect(t, 201,
-				mustJSON(map[string]any{"id": id, "content_type": "report", "object_id": w.objA, "tag": nil,
-					"text": "by " + caller, "parent": nil}))
-		},
-		writes: w.commentCount(w.objA, 0),
-	}, {
-		// SPEC §10: the commenter, administrators of its organization, staff. Each caller class tries
-		// its own comment of the commenter's.
-		name: "DELETE comment", method: "DELETE", pattern: "/api/v1/comments/{id}/",
-		pathFor: func(caller string) string { return "/api/v1/comments/" + w.doomed[caller].ID + "/" },
-		body:    static(""),
-		want:    []outcome{n401, n401, b401, s401, bad, bad, bad, dead, no404, no404, no403, no403, yes, yes, yes, yes},
-		check: func(t *testing.T, _ string, resp testkit.Response) {
-			if resp.Status != 204 || len(resp.Body) != 0 {
-				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
-			}
-		},
-		writes: w.commentCount(w.objDel, len(callerNames)),
-	}}
-	// After every row that reads what the invitee may see: the acceptance makes the invitee a member of A.
-	ops = append(ops, w.acceptRows()...)
-	return append(ops, operation{
-		// Last: it revokes the tokens of the callers it lets through.
-		name: "POST logout", method: "POST", pattern: "/api/v1/auth/logout", path: "/api/v1/auth/logout", body: static(""),
-		want: []outcome{n401, n401, b401, s401, bad, bad, bad, dead, yes, yes, yes, yes, yes, yes, yes, yes},
-		check: func(t *testing.T, _ string, resp testkit.Response) {
-			if resp.Status != 204 || len(resp.Body) != 0 {
-				t.Fatalf("%d %q, want 204 and no body", resp.Status, resp.Body)
-			}
-		},
-	})
+		writes: w.invitationVersion(w.invDecl.ID),
+	}}}
 }
 
 // newInvitee is the address the POST invitation row invites for caller.
@@ -523,23 +584,6 @@ func (w *authzWorld) commentCount(object string, from int) func(*testing.T) int6
 			return int64(from - count.N)
 		}
 		return int64(count.N)
-	}
-}
-
-// everyProtectedRouteIsARow fails when a function serves an operation that needs a token and the matrix
-// has no row for it (the router knows which need none: SPEC §2's login and §10's schema and docs, with
-// the docs page's files; TestTokenNeedsAgree holds it to openapi.yaml).
-func everyProtectedRouteIsARow(t *testing.T, ops []operation) {
-	t.Helper()
-	rows := map[string]bool{}
-	for _, op := range ops {
-		rows[op.method+" "+strings.TrimSuffix(op.pattern, "/")] = true
-	}
-	for _, r := range wiring.Routes() {
-		key := r.Method + " " + strings.TrimSuffix(r.Pattern, "/")
-		if !r.Open && !rows[key] {
-			t.Errorf("%s serves %s, which the authorization matrix has no row for", r.Function, key)
-		}
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
@@ -15,9 +16,9 @@ import (
 
 // Demo ids (infra/demo-data/demo.json).
 const (
-	demoReport     = "8ae83b59-9621-58f7-ae8c-5a712269c424"
-	demoInvitation = "dd92a61d-d137-5059-b15b-6cf08719aa9c"
-	demoComment    = "48112a08-fc94-5807-8dce-c005d12ceb9f"
+	demoReport     = routes.DemoReport
+	demoInvitation = routes.DemoInvitation
+	demoComment    = routes.DemoComment
 	unknownID      = "00000000-0000-4000-8000-000000000000"
 )
 

@@ -15,6 +15,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
@@ -24,9 +25,9 @@ import (
 // permission is one IAM action on one resource of template.yaml: "table" or "index/<name>".
 type permission struct{ action, resource string }
 
-// TestPoliciesAreLeastPrivilege runs every function through its operations (successes, refusals and the
-// rarer paths: a hash upgrade, an acceptance, a move, a re-parent that walks ancestors, a scheduled
-// run's lost write read back) with a DynamoDB
+// TestPoliciesAreLeastPrivilege runs every function through its operations (the rarer paths: refusals,
+// a hash upgrade, an acceptance, a move, a re-parent that walks ancestors, a scheduled run's lost write
+// read back; then the sample of every route of infra/routes that calls the store) with a DynamoDB
 // client of its own, as in AWS, and holds template.yaml's policy of each function to exactly the
 // actions and resources it used: a missing one would fail in AWS, an extra one is privilege to spare.
 func TestPoliciesAreLeastPrivilege(t *testing.T) {
@@ -46,26 +47,49 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 	alan := tokenOf(t, db, "alan@example.com")
 	demo := func(name string) string { return uuid.NewSHA1(uuid.MustParse(demoNamespace), []byte(name)).String() }
 
+	// send sends req, fails unless it gets status, and unless it keeps it deletes, as staff, a comment
+	// or invitation it created (a comment reply leaves its parent's count and the counters): it returns
+	// its id.
+	send := func(req testkit.Request, status int, keep bool) string {
+		resp := testkit.Do(t, gw, req)
+		if resp.Status != status {
+			t.Fatalf("%s %s: %d %s, want %d", req.Method, req.Path, resp.Status, resp.Body, status)
+		}
+		var created struct{ ID string }
+		if req.Method == "POST" && status == 201 &&
+			(strings.Contains(req.Path, "/comments/") || strings.Contains(req.Path, "/organization-invitations/")) {
+			if err := json.Unmarshal(resp.Body, &created); err != nil {
+				t.Fatal(err)
+			}
+			if keep {
+				return created.ID
+			}
+			del := testkit.Do(t, gw, testkit.Request{Method: "DELETE", Path: req.Path + created.ID + "/", Token: staff})
+			if del.Status != 204 {
+				t.Fatalf("DELETE %s: %d %s", created.ID, del.Status, del.Body)
+			}
+		}
+		return created.ID
+	}
+	var sample func(r routes.Route, keep bool) string // sends r's sample, and returns the id it created
+
+	// The rarer paths first, of the routes whose sample does not take them.
 	for _, step := range []struct {
 		method, path, token, body string
 		status                    int
 	}{
-		{"POST", "/api/v1/auth/login", "", `{"username": "admin@example.com", "password": "demo-admin-2026"}`, 201},
 		{"POST", "/api/v1/auth/login", "", `{"username": "legacy@example.com", "password": "from-django"}`, 201},
 		{"POST", "/api/v1/auth/login", "", `{"username": "admin@example.com", "password": "wrong"}`, 400},
 		{"POST", "/api/v1/users/", staff,
 			`{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 201},
 		{"POST", "/api/v1/users/", staff,
 			`{"email": "p@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, 400},
-		{"GET", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", staff, `{"first_name": "Alan M."}`, 200},
 		// The invitee's list: the invitations to their address (GSI4), before they accept and join.
 		{"GET", "/api/v1/organization-invitations/", alan, "", 200},
 		{"PATCH", "/api/v1/organization-invitations/" + demoInvitation + "/", alan, `{"status": 1}`, 200},
-		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport, staff, "", 200},
 		{"GET", "/api/v1/comments/?content_type=report&object_id=" + demoReport + "&tag=review&page=2&page_size=5",
 			staff, "", 200},
-		{"GET", "/api/v1/comments/" + demoComment + "/", staff, "", 200},
 		{"PATCH", "/api/v1/comments/" + demo("comment:3") + "/", staff, `{"text": "edited"}`, 200},
 		{"PUT", "/api/v1/comments/" + demo("comment:3") + "/", staff,
 			`{"content_type": "report", "object_id": "` + unknownID + `"}`, 200},
@@ -73,7 +97,6 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 		{"POST", "/api/v1/comments/", staff,
 			`{"content_type": "report", "object_id": "` + demoReport +
 				`", "text": "new", "tag": "review", "parent": "` + demoComment + `"}`, 201},
-		{"GET", "/api/v1/organization-invitations/", staff, "", 200},
 		{"GET", "/api/v1/organization-invitations/?status=0", tokenOf(t, db, "grace@example.com"), "", 200},
 		{"POST", "/api/v1/organization-invitations/", tokenOf(t, db, "grace@example.com"),
 			`{"organization_id": "` + demo("org:acme") + `", "email": "new-hire@example.com"}`, 201},
@@ -85,21 +108,36 @@ func TestPoliciesAreLeastPrivilege(t *testing.T) {
 				`", "email": "edsger@example.com", "accessible_portfolio_ids": ["` + unknownID + `"]}`, 400},
 		{"POST", "/api/v1/auth/logout", tokenOf(t, db, "grace@example.com"), "", 204},
 	} {
-		resp := testkit.Do(t, gw, testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body})
-		if resp.Status != step.status {
-			t.Fatalf("%s %s: %d %s, want %d", step.method, step.path, resp.Status, resp.Body, step.status)
+		send(testkit.Request{Method: step.method, Path: step.path, Token: step.token, Body: step.body}, step.status, false)
+	}
+	// Then the sample of every route of infra/routes that calls the store, on the demo data.
+	n := 0
+	world := routes.World{
+		Value: func(name string) (string, bool) {
+			switch name {
+			case "n":
+				n++
+				return fmt.Sprint(n), true
+			case "new comment", "new invitation":
+				r, _ := routes.Lookup("POST " + map[string]string{"new comment": "/api/v1/comments/",
+					"new invitation": "/api/v1/organization-invitations/"}[name])
+				return sample(r, true), true
+			}
+			return routes.DemoValue(name)
+		},
+		Token:    func(caller string) string { return tokenOf(t, db, routes.DemoUsers[caller]) },
+		NewToken: func(caller string) string { return tokenOf(t, db, routes.DemoUsers[caller]) },
+	}
+	sample = func(r routes.Route, keep bool) string {
+		req, err := r.In(world)
+		if err != nil {
+			t.Fatal(err)
 		}
-		if step.method == "POST" && step.status == 201 &&
-			(strings.Contains(step.path, "/comments/") || strings.Contains(step.path, "/organization-invitations/")) {
-			// Delete what was created (a comment reply leaves its parent's count and the counters).
-			var created struct{ ID string }
-			if err := json.Unmarshal(resp.Body, &created); err != nil {
-				t.Fatal(err)
-			}
-			del := testkit.Do(t, gw, testkit.Request{Method: "DELETE", Path: step.path + created.ID + "/", Token: staff})
-			if del.Status != 204 {
-				t.Fatalf("DELETE %s: %d %s", created.ID, del.Status, del.Body)
-			}
+		return send(req, r.Sample.Status, keep)
+	}
+	for _, r := range routes.All {
+		if !r.NoStore {
+			sample(r, false)
 		}
 	}
 

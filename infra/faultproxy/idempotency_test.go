@@ -34,7 +34,7 @@ func TestARetryWithTheKeyAfterALostAnswerWritesOnce(t *testing.T) {
 	g := demo.groups(t)
 	defer g.wait()
 	for _, c := range creates {
-		route := routes[c.route]
+		route := byRoute[c.route]
 		for _, tc := range []struct {
 			name  string
 			fault faultproxy.Fault

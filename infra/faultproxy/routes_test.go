@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
-	"github.com/reportingplatform/api/infra/wiring"
 )
 
 // operation is a route the API serves, by its wiring.Route Name, with a request of it that succeeds
@@ -23,97 +23,79 @@ type operation struct {
 	request func(t *testing.T, a *api, n int64) testkit.Request
 }
 
-// routes has an operation for every route of the functions that calls the store, by route name.
-var routes = map[string]operation{
-	"POST /api/v1/auth/login": {status: 201, hashes: true, request: func(*testing.T, *api, int64) testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/auth/login",
-			Body: `{"username": "admin@example.com", "password": "demo-admin-2026"}`}
-	}},
-	"POST /api/v1/auth/logout": {status: 204, request: func(t *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/auth/logout", Token: a.tokenOf(t, "admin@example.com")}
-	}},
-	"POST /api/v1/users/": {status: 201, hashes: true, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return testkit.Request{Method: "POST", Path: "/api/v1/users/", Token: a.staff, Body: fmt.Sprintf(
-			`{"email": "fault-%d@example.com", "password": "Vq8#mLp2zR", "confirm_password": "Vq8#mLp2zR"}`, n)}
-	}},
-	"GET /api/v1/comments/": {status: 200, request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/comments/?content_type=report&object_id=" + demoReport,
-			Token: a.staff}
-	}},
-	"POST /api/v1/comments/": {status: 201, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return newComment(a, n)
-	}},
-	"GET /api/v1/comments/{id}/": {status: 200, request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff}
-	}},
-	"PUT /api/v1/comments/{id}/": {status: 200, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return testkit.Request{Method: "PUT", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff,
-			Body: fmt.Sprintf(
-				`{"content_type": "report", "object_id": "%s", "text": "put %d"}`, demoReport, n)}
-	}},
-	"PATCH /api/v1/comments/{id}/": {status: 200, request: func(_ *testing.T, a *api, n int64) testkit.Request {
-		return testkit.Request{Method: "PATCH", Path: "/api/v1/comments/" + demoComment + "/", Token: a.staff,
-			Body: fmt.Sprintf(`{"text": "patch %d"}`, n)}
-	}},
-	"DELETE /api/v1/comments/{id}/": {status: 204, request: func(t *testing.T, a *api, n int64) testkit.Request {
-		id := a.create(t, newComment(a, n))
-		return testkit.Request{Method: "DELETE", Path: "/api/v1/comments/" + id + "/", Token: a.staff}
-	}},
-	"GET /api/v1/organization-invitations/": {status: 200, request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-		return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/", Token: a.staff}
-	}},
+// own are the operations, by route of infra/routes, that are not their route's sample on the demo
+// data: what makes a request differ from the sample (a create first).
+var own = map[string]operation{
 	"POST /api/v1/organization-invitations/": {status: 201, request: func(t *testing.T, a *api, n int64) testkit.Request {
 		// The inviter's first create starts its rate window, a later one counts in it: one made first
 		// makes every run a later one, so that runs with and without a fault change the table alike.
 		a.create(t, newInvitation(t, a, fresh.Add(1)))
 		return newInvitation(t, a, n)
 	}},
-	"GET /api/v1/organization-invitations/{id}/": {status: 200,
-		request: func(_ *testing.T, a *api, _ int64) testkit.Request {
-			return testkit.Request{Method: "GET", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
-				Token: a.staff}
-		}},
-	"PATCH /api/v1/organization-invitations/{id}/": {status: 200,
-		request: func(_ *testing.T, a *api, n int64) testkit.Request {
-			return testkit.Request{Method: "PATCH", Path: "/api/v1/organization-invitations/" + demoInvitation + "/",
-				Token: a.staff, Body: fmt.Sprintf(`{"first_name": "Alan %d"}`, n)}
-		}},
-	"DELETE /api/v1/organization-invitations/{id}/": {status: 204,
-		request: func(t *testing.T, a *api, n int64) testkit.Request {
-			id := a.create(t, newInvitation(t, a, n))
-			return testkit.Request{Method: "DELETE", Path: "/api/v1/organization-invitations/" + id + "/", Token: a.staff}
-		}},
 }
 
-// storeless are the routes that never call the store (SPEC §10's schema and docs): no store fault
-// reaches them.
-var storeless = []string{"GET /api/docs/", "GET /api/docs/{asset}", "GET /api/schema/"}
+// byRoute has an operation for every route of infra/routes that calls the store, by route name: its
+// own, or its sample filled with the demo data, what it makes new made first past any fault.
+var byRoute = func() map[string]operation {
+	out := map[string]operation{}
+	for _, r := range routes.All {
+		if r.NoStore {
+			continue
+		}
+		op, ok := own[r.Name()]
+		if !ok {
+			op = operation{status: r.Sample.Status, request: func(t *testing.T, a *api, n int64) testkit.Request {
+				t.Helper()
+				req, err := r.In(routes.World{Value: a.value(t, n), Token: func(caller string) string {
+					if caller == "staff" {
+						return a.staff
+					}
+					return a.tokenOf(t, routes.DemoUsers[caller])
+				}, NewToken: func(caller string) string { return a.tokenOf(t, routes.DemoUsers[caller]) }})
+				if err != nil {
+					t.Fatal(err)
+				}
+				return req
+			}}
+		}
+		op.name, op.hashes = r.Name(), r.Hashes
+		out[r.Name()] = op
+	}
+	return out
+}()
 
-// operations are those of routes, in wiring.Routes' order. It fails t for a served route that neither
-// routes nor storeless lists, and for an entry that no function serves: a new route is tested under
-// every fault, or said to need no store, before the tests pass.
+// value fills a sample's placeholders with the demo data, n, and what it makes new.
+func (a *api) value(t *testing.T, n int64) func(string) (string, bool) {
+	return func(name string) (string, bool) {
+		switch name {
+		case "n":
+			return fmt.Sprint(n), true
+		case "new comment":
+			return a.create(t, newComment(a, n)), true
+		case "new invitation":
+			return a.create(t, newInvitation(t, a, n)), true
+		}
+		return routes.DemoValue(name)
+	}
+}
+
+// operations are those of byRoute, in infra/routes' order. It fails t for an entry of own that names
+// no route of infra/routes, or one that never calls the store.
 func operations(t *testing.T) []operation {
 	t.Helper()
-	listed := slices.Concat(slices.Collect(maps.Keys(routes)), storeless)
-	missing, stale := wiring.Unlisted(listed)
-	for _, name := range missing {
-		t.Errorf("%s is served, and neither routes (a request of it) nor storeless lists it", name)
-	}
-	for _, name := range stale {
-		t.Errorf("routes or storeless lists %s, which no function serves", name)
+	for _, name := range routes.Unknown(slices.Collect(maps.Keys(own))) {
+		t.Errorf("own has an operation of %s, which infra/routes does not list", name)
 	}
 	var ops []operation
-	for _, r := range wiring.Routes() {
-		if op, ok := routes[r.Name()]; ok {
-			op.name = r.Name()
+	for _, r := range routes.All {
+		if op, ok := byRoute[r.Name()]; ok {
 			ops = append(ops, op)
+		} else if _, ok := own[r.Name()]; ok {
+			t.Errorf("own has an operation of %s, which infra/routes says never calls the store", r.Name())
 		}
 	}
 	return ops
 }
-
-// The demo organization of which grace@example.com is an administrator.
-const demoOrganization = "1463dfec-18c0-58cd-9c54-03d6320cc136"
 
 func newComment(a *api, n int64) testkit.Request {
 	return testkit.Request{Method: "POST", Path: "/api/v1/comments/", Token: a.staff, Body: fmt.Sprintf(
@@ -125,7 +107,7 @@ func newInvitation(t *testing.T, a *api, n int64) testkit.Request {
 	return testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/",
 		Token: a.tokenOf(t, "grace@example.com"),
 		Body: fmt.Sprintf(`{"organization_id": "%s", "email": "lost-%d@example.com", "first_name": "Lost %d"}`,
-			demoOrganization, n, n)}
+			routes.DemoOrganization, n, n)}
 }
 
 // tokenOf stores a new token of the user of email, straight into the table.

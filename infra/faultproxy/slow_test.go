@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/reportingplatform/api/infra/faultproxy"
+	"github.com/reportingplatform/api/infra/routes"
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -71,7 +72,7 @@ func TestASlowStoreAnswersEveryCreateAsWritten(t *testing.T) {
 			Body: fmt.Sprintf(`{"content_type": "report", "object_id": "%s", "text": "%s"}`, demoReport, mark)})
 		mark = fmt.Sprintf("slow-invitee-%d@example.com", fresh.Add(1))
 		send("invitation", mark, keyed, testkit.Request{Method: "POST", Path: "/api/v1/organization-invitations/",
-			Token: grace, Body: fmt.Sprintf(`{"organization_id": "%s", "email": "%s"}`, demoOrganization, mark)})
+			Token: grace, Body: fmt.Sprintf(`{"organization_id": "%s", "email": "%s"}`, routes.DemoOrganization, mark)})
 	}
 	one := fmt.Sprintf("slow-user-%d@example.com", fresh.Add(1))
 	for i := range 8 {
@@ -170,7 +171,7 @@ func TestASlowStoreServesNineteenRequestsOfTwenty(t *testing.T) {
 	var sent, ok int
 	for range 3 {
 		for _, name := range kinds {
-			op := routes[name]
+			op := byRoute[name]
 			op.name = name
 			if name == "POST /api/v1/organization-invitations/" {
 				// Without the route's own first create, which fails the test when it gets a 503.

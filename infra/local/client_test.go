@@ -21,6 +21,7 @@ import (
 var tourSteps = []string{
 	"ok login: 201",
 	"ok list page=last: 200",
+	"ok list previous by its cursor: 200",
 	"ok create with Idempotency-Key: 201",
 	"ok replay of the create: 201",
 	"ok read invitation: 200",

@@ -66,8 +66,8 @@ type Route struct {
 // Name is how the tests' lists of routes name one: "METHOD pattern", as "GET /api/v1/comments/{id}/".
 func (r Route) Name() string { return r.Method + " " + r.Pattern }
 
-// Routes are the routes of every function Handlers wires, ordered by Name: what a test of every route
-// takes its cases from, or checks its list against (Unlisted), so that a new route cannot be missed.
+// Routes are the routes of every function Handlers wires, ordered by Name: what infra/routes' list of
+// every route is held to (TestEveryServedRouteIsListed), so that a new route cannot be missed.
 func Routes() []Route {
 	var out []Route
 	for fn, h := range Handlers(nil, slog.New(slog.DiscardHandler), config.Config{}, time.Now) {
@@ -77,22 +77,4 @@ func Routes() []Route {
 	}
 	slices.SortFunc(out, func(a, b Route) int { return strings.Compare(a.Name(), b.Name()) })
 	return out
-}
-
-// Unlisted compares a list of routes written out by hand, by Name, with Routes: missing are the served
-// routes it has no entry for, stale its entries that no function serves.
-func Unlisted(listed []string) (missing, stale []string) {
-	served := map[string]bool{}
-	for _, r := range Routes() {
-		served[r.Name()] = true
-		if !slices.Contains(listed, r.Name()) {
-			missing = append(missing, r.Name())
-		}
-	}
-	for _, name := range listed {
-		if !served[name] {
-			stale = append(stale, name)
-		}
-	}
-	return missing, stale
 }

@@ -38,6 +38,10 @@ type CommentIndexQuery struct {
 	Tag        *string
 	Descending bool
 	Limit      int
+	// From, when set, is a CommentRef's Position: only the entries past it in the query's order are
+	// read (a continuation's page, SPEC §6), and with FromIncluded the entry at it too.
+	From         string
+	FromIncluded bool
 }
 
 // CommentRef is one entry of an object's comment index: enough to read the comment and its commenter
@@ -46,6 +50,9 @@ type CommentRef struct {
 	ID          string
 	CommenterID string
 	CreatedAt   time.Time
+	// Position is the entry's place in the index's order, which the store alone interprets: a list
+	// continues after (or before) it whether or not the comment still exists.
+	Position string
 }
 
 // CommentUpdate is one save of a comment. Old is the comment as read (its Version guards the write);
@@ -90,6 +97,7 @@ type CommentRead struct {
 // CommentStore is what the comments function needs from storage.
 type CommentStore interface {
 	IdempotencyStore
+	ContinuationKeyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// ReadComments reads the session of ref and everything q names in one call, so that

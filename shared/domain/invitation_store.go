@@ -2,6 +2,7 @@ package domain
 
 import (
 	"context"
+	"strings"
 	"time"
 )
 
@@ -10,6 +11,7 @@ import (
 // PATCH three (the same two, then one atomic write).
 type InvitationStore interface {
 	IdempotencyStore
+	ContinuationKeyStore
 	// Session reads a token and its user in one call, for a request that has nothing else to read first.
 	Session(ctx context.Context, ref TokenRef) (Session, error)
 	// SessionAndInvitation reads the session of ref and the invitation in one call (nil when it does not
@@ -29,15 +31,13 @@ type InvitationStore interface {
 	// re-applies its change.
 	SaveInvitation(ctx context.Context, before, inv Invitation, join *NewMembership) error
 
-	// CountInvitations counts list's invitations at now from counters that the writes of invitations
-	// keep, never from the invitations themselves; filtered by status 0 or 3, it also reads the
-	// pending invitations past their expiry that no write has recorded yet, as keys-only entries.
-	CountInvitations(ctx context.Context, list InvitationList, now time.Time) (InvitationCount, error)
-	// InvitationPage reads the invitations of the counted list from offset, at most n, newest first
-	// (creation time, ties by id): it reads index entries up to the page from whichever end of the
-	// list is nearer, and only the page's invitations whole. Eventually consistent: one deleted since
-	// it was counted is left out.
-	InvitationPage(ctx context.Context, c InvitationCount, offset, n int) ([]Invitation, error)
+	// ListInvitations reads the page of list that at names, at now: the list's count (from counters
+	// that the writes of invitations keep, never from the invitations themselves) and, beside it, the
+	// index entries that place the page, then the page's invitations whole: two sequential calls, one
+	// more only where the entries read beside the count fell short (more entries the list hides than
+	// it allows for) or where a page number lies deeper than a bounded read from the start reaches.
+	// Eventually consistent: an invitation deleted since it was listed is left out.
+	ListInvitations(ctx context.Context, list InvitationList, at InvitationPageAt, now time.Time) (InvitationListPage, error)
 
 	// SessionAndDraft reads, in one call, the session of ref, the caller's invitation quota and what
 	// creating an invitation to q.Email in q.OrganizationID checks first: the organization, the user
@@ -97,7 +97,7 @@ func (c StatusCounts) Sum() int {
 	return n
 }
 
-// InvitationCount is what CountInvitations found: the list's count, and what InvitationPage reads by.
+// InvitationCount is what counting a list found: its count, and what its pages are read by.
 type InvitationCount struct {
 	List  InvitationList
 	Total int
@@ -107,6 +107,53 @@ type InvitationCount struct {
 	// Expired are the list's sources' pending invitations past their expiry that no write has recorded
 	// (only read for a list filtered by status 0 or 3).
 	Expired []InvitationEntry
+}
+
+// InvitationPageAt is the part of a list a request shows, named before its count is known: page
+// Number (from 1) of Size invitations, the last page (Last), or, with From set, the Size invitations
+// strictly after From in the list's order (Backward: strictly before it; Included: at or after, at or
+// before), as a continuation names them.
+type InvitationPageAt struct {
+	Size     int
+	Number   int
+	Last     bool
+	From     *InvitationPosition
+	Backward bool
+	Included bool
+}
+
+// InvitationPosition is a place in a list: lists order by creation time, newest first, then by id, so
+// a creation time and an id place any invitation, present, changed or gone.
+type InvitationPosition struct {
+	CreatedAt time.Time
+	ID        string
+}
+
+// PositionOf is where inv stands in a list.
+func PositionOf(inv Invitation) InvitationPosition {
+	return InvitationPosition{CreatedAt: inv.CreatedAt, ID: inv.ID}
+}
+
+// String is p as a continuation carries it: its creation time (TimeLayout) and id.
+func (p InvitationPosition) String() string { return FormatTime(p.CreatedAt) + " " + p.ID }
+
+// ParseInvitationPosition reads what String wrote; ok is false for anything else.
+func ParseInvitationPosition(s string) (InvitationPosition, bool) {
+	created, id, found := strings.Cut(s, " ")
+	t, err := time.Parse(TimeLayout, created)
+	if !found || err != nil || id == "" || strings.ContainsAny(id, " #") {
+		return InvitationPosition{}, false
+	}
+	return InvitationPosition{CreatedAt: Stamp(t), ID: id}, true
+}
+
+// InvitationListPage is what ListInvitations read: the list's count and the page's invitations in the
+// list's order. With a window From a position, More says whether the list holds invitations beyond
+// the page in the reading direction (after its last, or, Backward, before its first).
+type InvitationListPage struct {
+	Count       int
+	Invitations []Invitation
+	More        bool
 }
 
 // InvitationEntry is an invitation as an index entry names it: enough to place it in a list (and, for

@@ -100,7 +100,8 @@ func (s *Store) commentIndex(ctx context.Context, q domain.CommentIndexQuery,
 	refs := make([]domain.CommentRef, 0, min(q.Limit, 1000))
 	// A Query stops at 1 MB; only a page thousands of entries deep gets there.
 	_, err := s.queryPartition(ctx, partitionQuery{index: index, pkAttr: pkAttr, skAttr: skAttr, partition: partition,
-		prefix: prefix, before: before, descending: q.Descending, limit: q.Limit}, func(item map[string]types.AttributeValue) error {
+		prefix: prefix, before: before, from: q.From, fromIncluded: q.FromIncluded, descending: q.Descending,
+		limit: q.Limit}, func(item map[string]types.AttributeValue) error {
 		ref, err := decodeIndexEntry(item, skAttr)
 		refs = append(refs, ref)
 		return err
@@ -124,7 +125,8 @@ func decodeIndexEntry(item map[string]types.AttributeValue, skAttr string) (doma
 	if err != nil {
 		return domain.CommentRef{}, fail("decode comment index entry", err)
 	}
-	return domain.CommentRef{ID: idAfter(e.PK, "COMMENT#"), CommenterID: e.CommenterID, CreatedAt: created}, nil
+	return domain.CommentRef{ID: idAfter(e.PK, "COMMENT#"), CommenterID: e.CommenterID, CreatedAt: created,
+		Position: sk}, nil
 }
 
 // commenterItem is the part of a USER#<id> / PROFILE item a comment shows: never the password hash or

@@ -119,21 +119,132 @@ func (s *Store) unrecordedExpiries(ctx context.Context, now time.Time, limit int
 	return out, err
 }
 
-// InvitationPage reads, in parallel, the entries of every source and status the list shows up to the
-// page, from the nearer end of the list, merges them, and reads the page's invitations in one
-// BatchGetItem.
-func (s *Store) InvitationPage(ctx context.Context, c domain.InvitationCount, offset,
-	n int) ([]domain.Invitation, error) {
-	n = min(n, c.Total-offset)
-	if n <= 0 || offset < 0 {
-		return nil, nil
+// speculativeEntries is the most entries of a list a numbered page reads from its start beside the
+// count, before the count says which end of the list is nearer: page 50 at the default size, page 10
+// at the largest. A deeper page waits for its count and reads from the nearer end: one call more, and
+// at most half the list's entries instead of all of them.
+const speculativeEntries = 1000
+
+// hiddenAllowance is how many entries more than it needs a stream reads beside the count when it may
+// hold entries its list does not show (its source's Except organizations'; the expiries not recorded
+// yet, in a list of pending ones), whose number only the count says: so the read rarely falls short,
+// and is topped up when it does.
+const hiddenAllowance = 20
+
+// speculativeStreams is the most streams a list reads beside its count, before the count says which
+// are empty: an unfiltered list of a member of nine organizations with their own address. A list of
+// more waits for its count and reads only the streams that hold something, one call more, rather than
+// a Query per organization and status whatever they hold.
+const speculativeStreams = 50
+
+// ListInvitations reads the count of list and, in parallel with it, the index entries of every source
+// and stored status the list shows that place the page at names; merges them; and reads the page's
+// invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
+// entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
+// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first.
+func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
+	now time.Time) (domain.InvitationListPage, error) {
+	if at.Size <= 0 {
+		return domain.InvitationListPage{}, errors.New("invitation list: page size must be positive")
 	}
-	// From the oldest end, the page is the entries at [c.Total-offset-n, c.Total-offset).
-	backward := c.Total-offset < offset+n
-	want := offset + n
-	if backward {
-		want = c.Total - offset
+	var (
+		c       domain.InvitationCount
+		streams []*stream
+		err     error
+	)
+	w := window{InvitationPageAt: at}
+	numbered := at.From == nil && !at.Last
+	many := len(list.Sources)*len(listStatuses(list)) > speculativeStreams
+	switch {
+	case numbered && (many || at.Number < 1 || at.Number > speculativeEntries/at.Size):
+		if c, err = s.CountInvitations(ctx, list, now); err != nil {
+			return domain.InvitationListPage{}, err
+		}
+		pages := max(1, (c.Total+at.Size-1)/at.Size)
+		if at.Number < 1 || at.Number > pages {
+			return domain.InvitationListPage{Count: c.Total}, nil
+		}
+		w.offset = (at.Number - 1) * at.Size
+		w.n = min(at.Size, c.Total-w.offset)
+		w.backward = c.Total-w.offset < w.offset+w.n
+		streams = nearerEndStreams(c, w)
+		err = s.readStreams(ctx, streams, nil)
+	case many:
+		if c, err = s.CountInvitations(ctx, list, now); err != nil {
+			return domain.InvitationListPage{}, err
+		}
+		streams = windowStreams(list, at, &c)
+		err = s.readStreams(ctx, streams, nil)
+	default:
+		streams = windowStreams(list, at, nil)
+		err = s.readStreams(ctx, streams, func() (err error) {
+			c, err = s.CountInvitations(ctx, list, now)
+			return err
+		})
 	}
+	if err != nil {
+		return domain.InvitationListPage{}, err
+	}
+	dropped, added := expiredUnrecorded(c, at)
+	if err := s.topUp(ctx, streams, dropped); err != nil {
+		return domain.InvitationListPage{}, err
+	}
+	var entries []domain.InvitationEntry
+	for _, st := range streams {
+		entries = append(entries, st.entries...)
+	}
+	entries = slices.DeleteFunc(append(entries, added...),
+		func(e domain.InvitationEntry) bool { return dropped[e.ID] })
+	slices.SortFunc(entries, newestEntryFirst)
+	entries = slices.CompactFunc(entries, func(a, b domain.InvitationEntry) bool { return a.ID == b.ID })
+	shown, more := w.pick(entries, c.Total)
+	ids := make([]string, 0, len(shown))
+	for _, e := range shown {
+		ids = append(ids, e.ID)
+	}
+	invs, err := s.InvitationsByID(ctx, ids)
+	if err != nil {
+		return domain.InvitationListPage{}, err
+	}
+	return domain.InvitationListPage{Count: c.Total, Invitations: invs, More: more}, nil
+}
+
+// window is the page a list read is for, with what the count settled for a numbered page read after it:
+// its offset and length, and whether its entries were read from the oldest end.
+type window struct {
+	domain.InvitationPageAt
+	offset, n int
+	backward  bool
+}
+
+// pick is the page's entries among the merged entries the streams read (in the list's order), and, for
+// a window from a position, whether more lie beyond them.
+func (w window) pick(entries []domain.InvitationEntry, total int) ([]domain.InvitationEntry, bool) {
+	tail := func(n int) []domain.InvitationEntry { return entries[max(0, len(entries)-n):] }
+	switch {
+	case w.From != nil && w.Backward:
+		return tail(w.Size), len(entries) > w.Size
+	case w.From != nil:
+		return entries[:min(w.Size, len(entries))], len(entries) > w.Size
+	case w.Last:
+		pages := max(1, (total+w.Size-1)/w.Size)
+		return tail(max(0, total-(pages-1)*w.Size)), false
+	case w.backward:
+		// The entries read are the list's last total-offset: the page is their first n.
+		from := max(0, len(entries)-(total-w.offset))
+		return entries[from:min(from+w.n, len(entries))], false
+	default:
+		offset := (w.Number - 1) * w.Size
+		n := max(0, min(w.Size, total-offset))
+		return entries[min(offset, len(entries)):min(offset+n, len(entries))], false
+	}
+}
+
+// expiredUnrecorded is what the pending invitations past their expiry that no write recorded change in
+// c's list: a list of pending ones leaves them out (dropped, by id), a list of expired ones shows them
+// (added), those of a window from a position only beyond it.
+func expiredUnrecorded(c domain.InvitationCount, at domain.InvitationPageAt) (map[string]bool,
+	[]domain.InvitationEntry) {
 	dropped := map[string]bool{}
 	var added []domain.InvitationEntry
 	switch {
@@ -143,64 +254,185 @@ func (s *Store) InvitationPage(ctx context.Context, c domain.InvitationCount, of
 			dropped[e.ID] = true
 		}
 	case *c.List.Status == domain.StatusExpired:
-		added = c.Expired
+		for _, e := range c.Expired {
+			if at.From == nil || beyond(e, *at.From, at.Backward) || (at.Included && e.ID == at.From.ID) {
+				added = append(added, e)
+			}
+		}
 	}
-	queries := listStreams(c, want, len(dropped), backward)
-	parts := make([][]domain.InvitationEntry, len(queries))
-	errs := make([]error, len(queries))
-	inParallel(len(queries), func(i int) { parts[i], errs[i] = s.streamEntries(ctx, queries[i]) })
-	if err := errors.Join(errs...); err != nil {
-		return nil, err
-	}
-	entries := slices.Concat(append(parts, added)...)
-	entries = slices.DeleteFunc(entries, func(e domain.InvitationEntry) bool { return dropped[e.ID] })
-	slices.SortFunc(entries, newestEntryFirst)
-	entries = slices.CompactFunc(entries, func(a, b domain.InvitationEntry) bool { return a.ID == b.ID })
-	from := offset
+	return dropped, added
+}
+
+// beyond reports whether e lies strictly after pos in a list's order (backward: strictly before it).
+func beyond(e domain.InvitationEntry, pos domain.InvitationPosition, backward bool) bool {
+	c := newestEntryFirst(e, domain.InvitationEntry{ID: pos.ID, CreatedAt: pos.CreatedAt})
 	if backward {
-		from = len(entries) - (c.Total - offset)
+		return c < 0
 	}
-	from = max(from, 0)
-	ids := make([]string, 0, n)
-	for _, e := range entries[min(from, len(entries)):min(from+n, len(entries))] {
-		ids = append(ids, e.ID)
-	}
-	return s.InvitationsByID(ctx, ids)
+	return c > 0
 }
 
-// stream is the Query of one source's invitations of one stored status, and the organizations whose
-// entries it reads but the list does not show.
+// stream is the Query of one source's invitations of one stored status, the organizations whose
+// entries it reads but the list does not show, how many entries the list shows the page needs from it,
+// and what it read so far.
 type stream struct {
-	q      partitionQuery
-	except []string
+	q        partitionQuery
+	except   []string
+	from     *domain.InvitationPosition // its entries lie beyond it (the window's position)
+	included bool                       // and its entry at it too
+	need     int
+	entries  []domain.InvitationEntry
+	rest     map[string]types.AttributeValue // where it goes on; nil once read to its end
+	ended    bool
 }
 
-// listStreams are the Queries that read the first want entries (from the oldest end when backward) of
-// each source and stored status c's list shows; each also reads the entries the list leaves out (its
-// source's Except organizations', and the dropped expired ones among the pending). A stream with
-// nothing to show is not read.
-func listStreams(c domain.InvitationCount, want, dropped int, backward bool) []stream {
-	statuses := []domain.InvitationStatus{0, 1, 2, 3, 4}
-	if c.List.Status != nil {
-		statuses = []domain.InvitationStatus{*c.List.Status}
-	}
-	var out []stream
-	for i, src := range c.List.Sources {
-		for _, st := range statuses {
-			count := c.Listed[i][st]
-			if count <= 0 {
+// windowStreams are the streams of every source and stored status list may show, bounded as at names:
+// each reads the entries at's page needs from it and, when it may hold entries the list leaves out,
+// hiddenAllowance more. With the list's count c (nil: read beside it), only the streams that hold
+// something, each with exactly the entries it leaves out.
+func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *domain.InvitationCount) []*stream {
+	var out []*stream
+	for i, src := range list.Sources {
+		for _, status := range listStatuses(list) {
+			if c != nil && c.Listed[i][status] <= 0 {
 				continue
 			}
-			q := sourceQuery(src, st)
-			q.descending = !backward
-			q.limit = min(want, count) + c.Hidden[i][st]
-			if st == domain.StatusPending {
-				q.limit += dropped
+			st := &stream{q: sourceQuery(src, status), except: src.Except}
+			switch {
+			case at.From != nil:
+				// A position's own entry is the bound of the range, read and left out.
+				st.from, st.included, st.need = at.From, at.Included, at.Size+1
+				bound := invitationPositionKey(st.q.prefix, at.From.CreatedAt, at.From.ID)
+				if at.Backward {
+					st.q.low = bound
+				} else {
+					st.q.high, st.q.descending = bound, true
+				}
+				st.q.limit = st.need + 1
+			case at.Last:
+				st.need = at.Size
+				st.q.limit = st.need
+			default:
+				st.need, st.q.descending = at.Number*at.Size, true
+				st.q.limit = st.need
 			}
-			out = append(out, stream{q: q, except: src.Except})
+			pendingOnly := status == domain.StatusPending && list.Status != nil
+			switch {
+			case c != nil && pendingOnly:
+				st.q.limit += c.Hidden[i][status] + len(c.Expired)
+			case c != nil:
+				st.q.limit += c.Hidden[i][status]
+			case len(src.Except) > 0 || pendingOnly:
+				st.q.limit += hiddenAllowance
+			}
+			out = append(out, st)
 		}
 	}
 	return out
+}
+
+// listStatuses are the stored statuses whose streams list reads.
+func listStatuses(list domain.InvitationList) []domain.InvitationStatus {
+	if list.Status != nil {
+		return []domain.InvitationStatus{*list.Status}
+	}
+	return []domain.InvitationStatus{0, 1, 2, 3, 4}
+}
+
+// nearerEndStreams are the streams that read numbered page w of the counted list from the end w says,
+// each exactly the entries up to the page plus those the list leaves out; a stream with nothing to
+// show is not read.
+func nearerEndStreams(c domain.InvitationCount, w window) []*stream {
+	want := w.offset + w.n
+	if w.backward {
+		want = c.Total - w.offset
+	}
+	var out []*stream
+	for i, src := range c.List.Sources {
+		for _, status := range listStatuses(c.List) {
+			count := c.Listed[i][status]
+			if count <= 0 {
+				continue
+			}
+			st := &stream{q: sourceQuery(src, status), except: src.Except, need: min(want, count)}
+			st.q.descending = !w.backward
+			st.q.limit = st.need + c.Hidden[i][status]
+			if status == domain.StatusPending && c.List.Status != nil {
+				st.q.limit += len(c.Expired)
+			}
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// readStreams reads every stream once, up to its limit, in parallel, and beside them alongside (nil:
+// nothing).
+func (s *Store) readStreams(ctx context.Context, streams []*stream, alongside func() error) error {
+	errs := make([]error, len(streams)+1)
+	inParallel(len(streams)+1, func(i int) {
+		switch {
+		case i < len(streams):
+			errs[i] = s.readStream(ctx, streams[i])
+		case alongside != nil:
+			errs[i] = alongside()
+		}
+	})
+	return errors.Join(errs...)
+}
+
+// topUp reads on, in parallel, every stream that stopped before the entries the page needs from it
+// (those dropped not counting), until each has them or is read to its end.
+func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string]bool) error {
+	for {
+		var short []*stream
+		for _, st := range streams {
+			if v := st.shown(dropped); !st.ended && v < st.need {
+				st.q.start, st.q.limit = st.rest, st.need-v+hiddenAllowance
+				short = append(short, st)
+			}
+		}
+		if len(short) == 0 {
+			return nil
+		}
+		if err := s.readStreams(ctx, short, nil); err != nil {
+			return err
+		}
+	}
+}
+
+// shown is how many of the entries st read its list shows.
+func (st *stream) shown(dropped map[string]bool) int {
+	n := 0
+	for _, e := range st.entries {
+		if !dropped[e.ID] {
+			n++
+		}
+	}
+	return n
+}
+
+// readStream reads st's Query on from where it stopped, but the entries of its except organizations
+// and its position's own.
+func (s *Store) readStream(ctx context.Context, st *stream) error {
+	rest, err := s.queryPartition(ctx, st.q, func(item map[string]types.AttributeValue) error {
+		org := stringAttr(item, "org_id")
+		if slices.Contains(st.except, org) {
+			return nil
+		}
+		created, err := invitationCreated(stringAttr(item, st.q.skAttr))
+		if err != nil {
+			return fail("decode invitation index entry", err)
+		}
+		e := domain.InvitationEntry{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), OrganizationID: org,
+			CreatedAt: created}
+		if st.from == nil || beyond(e, *st.from, !st.q.descending) || (st.included && e.ID == st.from.ID) {
+			st.entries = append(st.entries, e)
+		}
+		return nil
+	})
+	st.rest, st.ended = rest, rest == nil
+	return err
 }
 
 // sourceQuery is the Query of src's invitations with stored status st.
@@ -219,25 +451,6 @@ func sourceQuery(src domain.InvitationSource, st domain.InvitationStatus) partit
 		return partitionQuery{index: indexGSI1, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
 			partition: allInvitationsPartition, prefix: statusPrefix(st)}
 	}
-}
-
-// streamEntries reads the entries of st, but those of its except organizations.
-func (s *Store) streamEntries(ctx context.Context, st stream) ([]domain.InvitationEntry, error) {
-	var out []domain.InvitationEntry
-	_, err := s.queryPartition(ctx, st.q, func(item map[string]types.AttributeValue) error {
-		org := stringAttr(item, "org_id")
-		if slices.Contains(st.except, org) {
-			return nil
-		}
-		created, err := invitationCreated(stringAttr(item, st.q.skAttr))
-		if err != nil {
-			return fail("decode invitation index entry", err)
-		}
-		id := idAfter(stringAttr(item, attrPK), "INVITATION#")
-		out = append(out, domain.InvitationEntry{ID: id, OrganizationID: org, CreatedAt: created})
-		return nil
-	})
-	return out, err
 }
 
 // newestEntryFirst orders as lists do: creation time, newest first, ties by id.

@@ -54,13 +54,32 @@ func (s *Store) orgInvitationIDs(ctx context.Context, orgID string) ([]string, e
 // partitionQuery is a Query of one index partition: of the entries whose sort key begins with prefix
 // (or, with before set, sorts below it), in key order (or reversed), from start (nil: the first entry),
 // at most limit entries (0: all), each with the attributes projection names (nil: all the index has).
+// With prefix, low and high narrow the range to the keys from low (or up to high), inclusive.
 type partitionQuery struct {
 	index, pkAttr, skAttr, partition string
 	prefix, before                   string
-	descending                       bool
-	start                            map[string]types.AttributeValue
-	limit                            int
-	projection                       *projection
+	low, high                        string
+	// from bounds the entries to those past it in the query's order (at it too with fromIncluded).
+	from         string
+	fromIncluded bool
+	descending   bool
+	start        map[string]types.AttributeValue
+	limit        int
+	projection   *projection
+}
+
+// pastKey is the key condition of the entries past q.from in q's order.
+func pastKey(q partitionQuery) expression.KeyConditionBuilder {
+	k, v := expression.Key(q.skAttr), expression.Value(q.from)
+	switch {
+	case q.descending && q.fromIncluded:
+		return k.LessThanEqual(v)
+	case q.descending:
+		return k.LessThan(v)
+	case q.fromIncluded:
+		return k.GreaterThanEqual(v)
+	}
+	return k.GreaterThan(v)
 }
 
 // queryPartition hands every entry q reads to each, page by page (a Query stops at 1 MB). rest is where
@@ -73,10 +92,18 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 		// BETWEEN the prefix and the prefix followed by the largest code point selects what begins_with
 		// would (the keys are ASCII), but DynamoDB Local seeks to it in the index where it scans the
 		// partition for begins_with.
-		upper := q.prefix + string(utf8.MaxRune)
-		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(q.prefix), expression.Value(upper)))
+		lower, upper := q.prefix, q.prefix+string(utf8.MaxRune)
+		if q.low != "" {
+			lower = q.low
+		}
+		if q.high != "" {
+			upper = q.high
+		}
+		keyCond = keyCond.And(expression.Key(q.skAttr).Between(expression.Value(lower), expression.Value(upper)))
 	case q.before != "":
 		keyCond = keyCond.And(expression.Key(q.skAttr).LessThan(expression.Value(q.before)))
+	case q.from != "":
+		keyCond = keyCond.And(pastKey(q))
 	}
 	cond, err := expression.NewBuilder().WithKeyCondition(keyCond).Build()
 	if err != nil {

@@ -44,6 +44,9 @@ func portfolioKey(orgID, id string) key  { return key{"ORG#" + orgID, "PORTFOLIO
 func invitationKey(id string) key        { return key{"INVITATION#" + id, "INVITATION"} }
 func commentKey(id string) key           { return key{"COMMENT#" + id, "COMMENT"} }
 
+// continuationKeyKey holds the key that signs list continuations (SPEC §6), one for the table.
+func continuationKeyKey() key { return key{"SECRET#CONTINUATION", "KEY"} }
+
 // idempotencyKey holds the record of one caller's Idempotency-Key (SPEC §9). The user id is a UUID, so
 // the key the client chose, whatever it holds, cannot make two callers' partitions meet.
 func idempotencyKey(userID, clientKey string) key {
@@ -176,6 +179,13 @@ func reverseOrder(id string) string {
 		}
 	}
 	return string(b)
+}
+
+// invitationPositionKey is the sort key an invitation created at created with id id has, or would
+// have, in the stream whose keys begin with prefix (a status prefix, or GSI2's organization and status):
+// the bound of a Query that reads a stream from a position in its list.
+func invitationPositionKey(prefix string, created time.Time, id string) string {
+	return prefix + domain.FormatTime(created) + "#" + reverseOrder(id)
 }
 
 // statusPrefix begins the sort keys of the invitations with that stored status.

@@ -38,13 +38,14 @@ type PageRequest struct {
 	Size   int
 	number int // the page asked for, ≥ 1; 0 for "last" or a page that is not a positive integer
 	last   bool
+	cursor string // the continuation sent, unchecked (Continuation checks it)
 }
 
 // Read parses the request's page and page_size as DRF does: the last value of a repeated parameter
 // (QueryDict.get), page_size that is not a positive integer (Python's int()) gives the default and a
 // larger one the maximum, an empty or absent page is page 1, and "last" is the last page.
 func (p PageNumberPagination) Read(q url.Values) PageRequest {
-	req := PageRequest{Size: p.PageSize}
+	req := PageRequest{Size: p.PageSize, cursor: LastValue(q, CursorParam)}
 	if n, ok := PythonInt(LastValue(q, PageSizeParam)); ok && n > 0 {
 		req.Size = min(n, p.MaxPageSize)
 	}
@@ -110,6 +111,13 @@ type Page struct {
 	Number, Size, Count int
 	// resized: the page is smaller than the one asked for (fit), so its links say page_size too.
 	resized bool
+	// from is the continuation the page was read from (Continued), nil for a page found by its number;
+	// more says whether an entry lies beyond it in the direction it was read.
+	from *Continuation
+	more bool
+	// key and positions sign its links' continuations (Signed): the positions of the results shown.
+	key       []byte
+	positions []string
 }
 
 // Pages is the number of pages; an empty list has one (Paginator's allow_empty_first_page).
@@ -126,24 +134,20 @@ func (p Page) Offset() int { return (p.Number - 1) * p.Size }
 // Len is how many results the page holds.
 func (p Page) Len() int { return max(0, min(p.Size, p.Count-p.Offset())) }
 
-// Links returns DRF's next and previous links for the page of request r: the request's absolute URL
-// with page replaced (removed for page 1), nil at the ends.
+// Links returns the next and previous links of the page of request r: DRF's (the request's absolute
+// URL with page replaced, removed for page 1, nil at the ends), each with the continuation of the page
+// it links to when the page is signed (continuation.go).
 func (p Page) Links(r *http.Request) (next, previous *string) {
 	self := RequestURL(r)
 	if p.resized {
 		self = withQueryParam(self, PageSizeParam, strconv.Itoa(p.Size))
 	}
-	if p.Number < p.Pages() {
-		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number+1)).String()
-		next = &s
+	hasNext, hasPrevious := p.ends()
+	if hasNext {
+		next = p.link(r, self, p.Number+1, false)
 	}
-	switch {
-	case p.Number == 2:
-		s := withQueryParam(self, PageParam, "").String()
-		previous = &s
-	case p.Number > 2:
-		s := withQueryParam(self, PageParam, strconv.Itoa(p.Number-1)).String()
-		previous = &s
+	if hasPrevious {
+		previous = p.link(r, self, max(p.Number-1, 1), true)
 	}
 	return next, previous
 }
@@ -255,5 +259,7 @@ func fit[T any](r *http.Request, page Page, results []T) (Page, int, error) {
 			m = n
 		}
 	}
-	return Page{Number: offset/m + 1, Size: m, Count: page.Count, resized: true}, m, nil
+	out := page.cut(m)
+	out.Number, out.Size, out.resized = offset/m+1, m, true
+	return out, m, nil
 }
