@@ -2,7 +2,6 @@ package comments_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -80,12 +79,7 @@ func (c *readCost) middleware(stack *middleware.Stack) error {
 func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 	db := testkit.NewDB(t)
 	cost := &readCost{}
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, cost.middleware)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := db.ClientWith(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, cost.middleware) })
 	e := setupOn(t, db, dynamo.New(client, db.Table))
 	big, small := e.thread("report"), e.thread("report")
 	for i := range 5000 {

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/faultproxy"
@@ -168,19 +167,10 @@ func TestAWriteNeverAnsweredIsOpen(t *testing.T) {
 
 	closed := newUser()
 	_ = proxy.Close()
-	store = dynamo.New(mustClient(t, proxy.URL), db.Table)
+	store = dynamo.New(testkit.ProductionClient(t, proxy.URL), db.Table)
 	if err := store.CreateUser(budget(t), closed, nil); domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		t.Errorf("create user with no store to connect to: %v, want EUNAVAILABLE", err)
 	}
-}
-
-func mustClient(t *testing.T, endpoint string) *dynamodb.Client {
-	t.Helper()
-	c, err := dynamo.NewClient(context.Background(), endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // A write refused for what surely did not write it (throttling) is retried by the SDK as any call; a
