@@ -6,10 +6,10 @@ package testkit
 import (
 	"context"
 	"fmt"
+	"github.com/reportingplatform/api/infra/roundtrips"
 	"os"
 	"reflect"
 	"slices"
-	"sort"
 	"sync"
 	"testing"
 	"time"
@@ -304,26 +304,11 @@ func optional(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one
-// ended: the round trips a request waits for. Calls made in parallel count once.
+// ended: the round trips a request waits for (roundtrips.Sequential). Calls made in parallel count once.
 func (c *Calls) Sequential() int {
-	c.mu.Lock()
-	calls := append([]call(nil), c.calls...)
-	c.mu.Unlock()
-	sort.Slice(calls, func(i, j int) bool { return calls[i].start.Before(calls[j].start) })
-	depth := make([]int, len(calls))
-	best := 0
-	for i := range calls {
-		depth[i] = 1
-		for j := 0; j < i; j++ {
-			if !calls[i].start.Before(calls[j].end) && depth[j]+1 > depth[i] {
-				depth[i] = depth[j] + 1
-			}
-		}
-		if depth[i] > best {
-			best = depth[i]
-		}
-	}
-	return best
+	return roundtrips.Sequential(eachCall(c, func(cl call) roundtrips.Span {
+		return roundtrips.Span{Start: cl.start, End: cl.end}
+	}))
 }
 
 func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
