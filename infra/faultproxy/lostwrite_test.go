@@ -14,13 +14,14 @@ import (
 
 	"github.com/reportingplatform/api/infra/faultproxy"
 	"github.com/reportingplatform/api/infra/testkit"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // writeFaults are the faults under which DynamoDB does the write and the client does not hear of it
-// in time, or at all, and those under which the write never reaches DynamoDB (Drop, Hang).
+// in time, or at all, and those under which the write never reaches DynamoDB (Drop, Hang). The late
+// answer is held until its client gives up (no Delay): an answer due a moment after the attempt
+// timeout would race the client's timer, which a busy machine can make late.
 var writeFaults = []faultproxy.Fault{
-	{Mode: faultproxy.LateAnswer, Delay: dynamo.AttemptTimeout + 200*time.Millisecond},
+	{Mode: faultproxy.LateAnswer},
 	{Mode: faultproxy.LostAnswer},
 	{Mode: faultproxy.Drop},
 	{Mode: faultproxy.Hang},

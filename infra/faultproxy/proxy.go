@@ -49,8 +49,9 @@ const (
 	// ItemConflict is 400 TransactionConflictException: what DynamoDB answers a single write to an item
 	// that a transaction is changing.
 	ItemConflict
-	// LateAnswer forwards the request, so DynamoDB does it, and holds the answer for Fault.Delay (set
-	// it past the client's attempt timeout), or with no Delay until the fault changes, then drops it.
+	// LateAnswer forwards the request, so DynamoDB does it, and holds the answer for Fault.Delay, then
+	// sends it; with no Delay, until its client gives up or the fault changes, then drops it: an answer
+	// later than any attempt timeout, which no timer of a busy machine can race.
 	LateAnswer
 	// LostAnswer forwards the request and closes the connection instead of sending the answer.
 	LostAnswer
