@@ -100,7 +100,7 @@ func TestHundredAndFiftyFailuresFromOneAddressAtOnceCheckAHundred(t *testing.T) 
 // once the store answers again the email still has its ten attempts.
 func TestNoPasswordIsCheckedUncounted(t *testing.T) {
 	db := testkit.NewDB(t)
-	client, proxy := testkit.BehindProxy(t)
+	client, proxy := testkit.ClientBehindProxy(t)
 	checks := &hashChecks{}
 	gw, _ := serve(t, dynamo.New(client, db.Table), checks)
 	u := db.User(t, testkit.NewUser{})
@@ -133,7 +133,7 @@ func TestNoPasswordIsCheckedUncounted(t *testing.T) {
 // pending. The owner waits for them to lapse (told so by the 429's wait), not for the window's end.
 func TestAttemptsAnswered503StopCountingWithin30Seconds(t *testing.T) {
 	db := testkit.NewDB(t)
-	client, proxy := testkit.BehindProxy(t)
+	client, proxy := testkit.ClientBehindProxy(t)
 	checks := &hashChecks{}
 	store := &releaseFailing{LoginStore: dynamo.New(client, db.Table)}
 	gw, c := serve(t, store, checks)

@@ -97,10 +97,20 @@ type commentJSON struct {
 	Commenter   commenterJSON `json:"commenter"`
 	CreatedAt   string        `json:"created_at"`
 	UpdatedAt   string        `json:"updated_at"`
-	ObjectID    string        `json:"object_id"`
-	Tag         *string       `json:"tag"`
-	Text        string        `json:"text"`
-	Parent      *string       `json:"parent"`
+	placedJSON
+}
+
+// placedJSON is where a comment stands and what it says: the fields both shapes end with, in the seed's
+// order (embedded, they stay in place).
+type placedJSON struct {
+	ObjectID string  `json:"object_id"`
+	Tag      *string `json:"tag"`
+	Text     string  `json:"text"`
+	Parent   *string `json:"parent"`
+}
+
+func placed(c domain.Comment) placedJSON {
+	return placedJSON{ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID}
 }
 
 // readShape renders c with its commenter. A commenter that cannot be found (users are never deleted, so
@@ -116,23 +126,19 @@ func readShape(c domain.Comment, commenter domain.User, found bool) commentJSON 
 			FirstName: domain.Deref(commenter.FirstName), LastName: domain.Deref(commenter.LastName),
 		},
 		CreatedAt: domain.FormatTime(c.CreatedAt), UpdatedAt: domain.FormatTime(c.UpdatedAt),
-		ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, Parent: c.ParentID,
+		placedJSON: placed(c),
 	}
 }
 
 // writtenJSON is the seed's write shape: what PUT and PATCH return, exactly these six fields.
 type writtenJSON struct {
-	ID          string  `json:"id"`
-	ContentType string  `json:"content_type"`
-	ObjectID    string  `json:"object_id"`
-	Tag         *string `json:"tag"`
-	Text        string  `json:"text"`
-	Parent      *string `json:"parent"`
+	ID          string `json:"id"`
+	ContentType string `json:"content_type"`
+	placedJSON
 }
 
 func writeShape(c domain.Comment) writtenJSON {
-	return writtenJSON{ID: c.ID, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text,
-		Parent: c.ParentID}
+	return writtenJSON{ID: c.ID, ContentType: c.ContentType, placedJSON: placed(c)}
 }
 
 // authenticate reads the caller's session together with q in one call, and decides authentication

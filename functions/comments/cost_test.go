@@ -2,7 +2,6 @@ package comments_test
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -80,12 +79,7 @@ func setupCosted(t *testing.T) (*env, *readCost) {
 	t.Helper()
 	db := testkit.NewDB(t)
 	cost := &readCost{}
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, cost.middleware)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := db.ClientWith(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, cost.middleware) })
 	return setupOn(t, db, dynamo.New(client, db.Table)), cost
 }
 

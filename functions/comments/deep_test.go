@@ -115,9 +115,7 @@ func newDeepThread(t *testing.T) *deepThread {
 	db := testkit.NewDB(t)
 	counted := &returned{}
 	// The handler's client is the table's own (db.Calls counts its calls) with the byte counter added.
-	client := dynamodb.New(db.Client.Options(), func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, counted.middleware)
-	})
+	client := db.ClientWith(func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, counted.middleware) })
 	e := setupOn(t, db, dynamo.New(client, db.Table))
 	d := &deepThread{e: e, th: e.thread("report"), bytes: counted}
 	parent := ""

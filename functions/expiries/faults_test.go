@@ -3,24 +3,19 @@ package expiries_test
 import (
 	"context"
 	"errors"
-	"os"
 	"slices"
 	"testing"
 	"time"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/reportingplatform/api/functions/expiries"
 	"github.com/reportingplatform/api/infra/faultproxy"
-	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/shared/domain"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // A DynamoDB that never answers cannot hang a run: the run's budget ends it, with an error (the
 // invocation fails, the errors alarm fires) and a logged line, and the table keeps what it had. The
-// client here waits for an answer far longer than the production client's attempts, so the budget
-// alone ends each case: without it, the run would wait until the test binary's own timeout.
+// client here is testkit's, which waits for an answer far longer than the production client's attempts,
+// so the budget alone ends each case: without it, the run would wait until the test binary's own timeout.
 func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
 	for _, tc := range []struct {
 		op    string // the operation that hangs
@@ -33,19 +28,9 @@ func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
 			w := newWorld(t)
 			id := w.invitation(t, 0, w.now.Add(-time.Hour), "")
 			loaded := w.stored(t, id)
-			proxy, err := faultproxy.New(os.Getenv("DYNAMODB_ENDPOINT"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { _ = proxy.Close() })
-			client, err := dynamo.NewClient(context.Background(), proxy.URL, func(o *dynamodb.Options) {
-				o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(time.Hour)
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			store, _, proxy := w.db.ViewBehindProxy(t)
 			var lines logLines
-			h := w.handler(t, dynamo.New(client, w.db.Table), &lines)
+			h := w.handler(t, store, &lines)
 			h.SetBudget(time.Second)
 			proxy.Set(faultproxy.Fault{Mode: faultproxy.Hang, Ops: []string{tc.op}})
 
@@ -75,8 +60,7 @@ func TestARunIsBoundedWhenDynamoDBHangs(t *testing.T) {
 	}
 }
 
-// Every other way DynamoDB fails (SPEC §9) fails the run the same way, through the client as the
-// Lambda main builds it, on the GSI5 query or on the write: an error, an ERROR line, nothing written.
+// Every other way DynamoDB fails (SPEC §9) fails the run the same way, on the GSI5 query or on the write: an error, an ERROR line, nothing written.
 // Once DynamoDB answers again, the next run records what the failed one left.
 func TestARunFailsOnEveryStoreFaultAndTheNextRunRecovers(t *testing.T) {
 	modes := []faultproxy.Mode{faultproxy.Throttle, faultproxy.ProvisionedThroughput, faultproxy.InternalError,
@@ -134,9 +118,9 @@ func newFaultyRun(t *testing.T, fault faultproxy.Fault) *faultyRun {
 	r := &faultyRun{w: newWorld(t)}
 	r.id = r.w.invitation(t, 0, r.w.now.Add(-time.Hour), "")
 	r.loaded = r.w.stored(t, r.id)
-	client, proxy := testkit.BehindProxy(t)
+	store, _, proxy := r.w.db.ViewBehindProxy(t)
 	r.proxy = proxy
-	r.h = r.w.handler(t, dynamo.New(client, r.w.db.Table), &r.lines)
+	r.h = r.w.handler(t, store, &r.lines)
 	proxy.Set(fault)
 	return r
 }

@@ -39,8 +39,9 @@ import (
 // argon2id hash allocates would otherwise bring garbage collections into the comment and invitation
 // requests that follow, which in AWS never share a heap with a login.
 //
-// The handlers' store uses a client built by dynamo.NewClient, as the Lambda mains build it, with one
-// middleware added (bench.Recorder: consumed capacity and call timing). Timed requests go straight to
+// The handlers' store uses testkit's client (the Lambda mains' but for time limits a busy machine cannot
+// break, which decide nothing while calls succeed) with one middleware added (bench.Recorder: consumed
+// capacity and call timing). Timed requests go straight to
 // the gateway; the warm-up requests go through testkit.Do, which checks them against openapi.yaml.
 func BenchmarkOperations(b *testing.B) {
 	w := newWorld(b)

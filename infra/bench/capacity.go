@@ -3,9 +3,9 @@ package bench
 import (
 	"bytes"
 	"context"
+	"github.com/reportingplatform/api/infra/roundtrips"
 	"io"
 	"net/http"
-	"sort"
 	"sync"
 	"time"
 
@@ -258,22 +258,12 @@ func sum(cs []types.ConsumedCapacity) float64 {
 	return total
 }
 
-// Sequential is the round trips a request waited for: the length of the longest chain of calls each
-// of which started after the previous one ended; calls made in parallel count once. It is the rule of
-// testkit's Calls.Sequential, over these records.
+// Sequential is the round trips a request waited for (roundtrips.Sequential, testkit's rule too) over
+// these records.
 func Sequential(calls []Call) int {
-	calls = append([]Call(nil), calls...)
-	sort.Slice(calls, func(i, j int) bool { return calls[i].Start.Before(calls[j].Start) })
-	depth := make([]int, len(calls))
-	best := 0
-	for i := range calls {
-		depth[i] = 1
-		for j := 0; j < i; j++ {
-			if !calls[i].Start.Before(calls[j].End) && depth[j]+1 > depth[i] {
-				depth[i] = depth[j] + 1
-			}
-		}
-		best = max(best, depth[i])
+	spans := make([]roundtrips.Span, len(calls))
+	for i, c := range calls {
+		spans[i] = roundtrips.Span{Start: c.Start, End: c.End}
 	}
-	return best
+	return roundtrips.Sequential(spans)
 }

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"github.com/reportingplatform/api/infra/testkit"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -12,7 +13,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 func capacity(units float64) *types.ConsumedCapacity {
@@ -207,10 +207,7 @@ func TestRecorderTimesTheWire(t *testing.T) {
 	defer srv.Close()
 	t.Setenv("AWS_REGION", "us-east-1")
 	rec := &Recorder{}
-	client, err := dynamo.NewClient(context.Background(), srv.URL, rec.Register)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testkit.Client(t, srv.URL, rec.Register)
 	out, err := client.GetItem(context.Background(), &dynamodb.GetItemInput{TableName: aws.String("t"),
 		Key: map[string]types.AttributeValue{"PK": &types.AttributeValueMemberS{Value: "a"},
 			"SK": &types.AttributeValueMemberS{Value: "b"}}})

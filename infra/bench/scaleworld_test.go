@@ -7,13 +7,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	awshttp "github.com/aws/aws-sdk-go-v2/aws/transport/http"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/bench"
 	"github.com/reportingplatform/api/infra/fixture"
@@ -59,15 +56,10 @@ func newScaleWorld(tb testing.TB, n int) *scaleWorld {
 	db := testkit.NewDB(tb)
 	s := &scaleWorld{n: n, db: db, rec: &bench.Recorder{},
 		inviteeEmail: "invitee-" + uuid.NewString()[:8] + "@example.com"}
-	// The production client but for its attempt timeout, which is the tests' (testkit): a list that reads
-	// its whole scope takes longer than the deployed attempt timeout at the larger sizes, on a busy
-	// machine even more so, and its answer would be a 503 that shows nothing of what it costs.
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), func(o *dynamodb.Options) {
-		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(time.Minute)
-	}, s.rec.Register)
-	if err != nil {
-		tb.Fatal(err)
-	}
+	// testkit's client, not the deployed one: a list that reads its whole scope takes longer than the
+	// deployed attempt timeout at the larger sizes, on a busy machine even more so, and its answer would
+	// be a 503 that shows nothing of what it costs.
+	client := testkit.Client(tb, testkit.Endpoint(tb), s.rec.Register)
 	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: scaleTTL, OutboxDir: tb.TempDir(),
 		InvitationURL: config.DefaultInvitationURL}
 	handlers := map[string]http.Handler{}
@@ -166,10 +158,7 @@ func (s *scaleWorld) load(tb testing.TB, f fixture.File) {
 	if err != nil {
 		tb.Fatalf("parse fixture: %v", err)
 	}
-	client, err := dynamo.NewLocalBulkClient(os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		tb.Fatal(err)
-	}
+	client := testkit.BulkClient(tb, testkit.Endpoint(tb))
 	var written atomic.Int64
 	done := make(chan struct{})
 	go func() {

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"testing"
 	"time"
 
@@ -58,10 +57,7 @@ func newWorld(b *testing.B) *world {
 	b.Helper()
 	db := testkit.NewDB(b)
 	rec := &bench.Recorder{}
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"), rec.Register)
-	if err != nil {
-		b.Fatal(err)
-	}
+	client := testkit.Client(b, testkit.Endpoint(b), rec.Register)
 	// The invitation e-mail goes to an outbox, so that creating an invitation records email_sent as it
 	// does in AWS (where SES takes the outbox's place).
 	cfg := config.Config{TokenTTL: config.DefaultTokenTTL, InvitationTTL: config.DefaultInvitationTTL,
@@ -78,7 +74,7 @@ func newWorld(b *testing.B) *world {
 	w.staffToken, w.aliceToken, w.amyToken = db.Token(b, w.staff, time.Hour), db.Token(b, w.alice,
 		time.Hour), db.Token(b, w.amy, time.Hour)
 	w.load(b, cfg)
-	_, err = client.PutItem(context.Background(),
+	_, err := client.PutItem(context.Background(),
 		&dynamodb.PutItemInput{TableName: aws.String(db.Table), Item: map[string]types.AttributeValue{
 			"PK": &types.AttributeValueMemberS{Value: getItemPK}, "SK": &types.AttributeValueMemberS{Value: "ITEM"},
 			"value": &types.AttributeValueMemberS{Value: "a small item"},

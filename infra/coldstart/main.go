@@ -174,13 +174,7 @@ func demoTable(ctx context.Context, root, endpoint string) (Settings, func(), er
 	cleanup := func() {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	}
-	f, err := os.Open(filepath.Join(root, "infra", "demo-data", "demo.json"))
-	if err != nil {
-		cleanup()
-		return nil, nil, err
-	}
-	defer f.Close()
-	file, err := fixture.Parse(f)
+	file, err := fixture.ParseFile(filepath.Join(root, "infra", "demo-data", "demo.json"))
 	if err == nil {
 		_, err = fixture.Load(ctx, dynamo.New(client, table), file, time.Now(), 7*24*time.Hour)
 	}

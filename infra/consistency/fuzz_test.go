@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -21,7 +20,6 @@ import (
 	"github.com/reportingplatform/api/infra/testkit"
 	"github.com/reportingplatform/api/infra/wiring"
 	"github.com/reportingplatform/api/shared/config"
-	"github.com/reportingplatform/api/shared/dynamo"
 )
 
 // FuzzAPI sends random requests through the whole path a deployed request takes (API Gateway event →
@@ -103,11 +101,7 @@ func newFuzzAPI(t *testing.T, db *testkit.DB, log *slog.Logger) *fuzzAPI {
 		config.Config{TokenTTL: time.Hour, InvitationTTL: time.Hour}, time.Now) {
 		handlers[id] = h
 	}
-	client, err := dynamo.NewClient(context.Background(), os.Getenv("DYNAMODB_ENDPOINT"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	api := &fuzzAPI{gw: testkit.Gateway(t, handlers), client: client, table: db.Table}
+	api := &fuzzAPI{gw: testkit.Gateway(t, handlers), client: testkit.Client(t, testkit.Endpoint(t)), table: db.Table}
 	api.tokens[callerStaff] = tokenOf(t, db, "admin@example.com")
 	api.tokens[callerMember] = tokenOf(t, db, "edsger@example.com")
 	api.tokens[callerInvitee] = tokenOf(t, db, "alan@example.com")

@@ -1,6 +1,6 @@
 // Package faultproxy puts a DynamoDB endpoint behind a proxy that can be made to fail the way DynamoDB
 // and the network fail in AWS: throttling, 5xx answers, dropped connections, hangs and slowness. DynamoDB
-// Local never does any of these, so without it SPEC §9 (a store that fails answers 503 within 3 s, never
+// Local never does any of these, so without it SPEC §9 (a store that fails answers 503 within 6 s, never
 // 500 or a hang, and the next request after it recovers succeeds) could not be tested end to end.
 //
 // A failing request is never forwarded, so a fault cannot change the table; a test can then hold the
@@ -49,8 +49,9 @@ const (
 	// ItemConflict is 400 TransactionConflictException: what DynamoDB answers a single write to an item
 	// that a transaction is changing.
 	ItemConflict
-	// LateAnswer forwards the request, so DynamoDB does it, and holds the answer for Fault.Delay (set
-	// it past the client's attempt timeout), or with no Delay until the fault changes, then drops it.
+	// LateAnswer forwards the request, so DynamoDB does it, and holds the answer for Fault.Delay, then
+	// sends it; with no Delay, until its client gives up or the fault changes, then drops it: an answer
+	// later than any attempt timeout, which no timer of a busy machine can race.
 	LateAnswer
 	// LostAnswer forwards the request and closes the connection instead of sending the answer.
 	LostAnswer
@@ -168,6 +169,7 @@ type Proxy struct {
 	calls     []string // the operation of every request received, in order of arrival
 	faulted   int      // requests whose answer a fault replaced or withheld
 	forwarded int      // requests that reached the target
+	abandoned int      // requests forwarded with no fault or a slow one whose client left before the answer
 	applied   []int    // requests each of the current faults applied to (Fault.Times)
 	met       []int    // requests of each current fault's operations, applied or not (Fault.Skip)
 }
@@ -239,6 +241,28 @@ func (p *Proxy) Forwarded() int {
 	return p.forwarded
 }
 
+// Abandoned is how many requests the proxy forwarded, passing them or under a slow fault (Slow,
+// Queued), whose client went away before their answer reached it: a client that gave up on the store
+// itself (its attempt timeout, its request's deadline), not on a failure the proxy made. A test that
+// holds a client with the production time limits to succeeding with the store working tells by it that
+// the machine, not the service, outlasted those limits.
+func (p *Proxy) Abandoned() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.abandoned
+}
+
+// answered notes whether the client of r, forwarded with no fault or a slow one, was still there for
+// its answer.
+func (p *Proxy) answered(r *http.Request) {
+	if r.Context().Err() == nil {
+		return
+	}
+	p.mu.Lock()
+	p.abandoned++
+	p.mu.Unlock()
+}
+
 // Close frees hung requests, closes every connection and waits for the proxy's handlers to return.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
@@ -296,6 +320,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	switch f.Mode {
 	case Pass:
 		p.forward.ServeHTTP(w, r)
+		p.answered(r)
 		return
 	case Slow:
 		// The delay ends early when the fault changes; a client that went away gets nothing.
@@ -304,6 +329,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		} else {
 			drop(w)
 		}
+		p.answered(r)
 		return
 	case LateAnswer, LostAnswer:
 		p.withhold(w, r, f, release)
@@ -390,6 +416,7 @@ func (p *Proxy) queue(w http.ResponseWriter, r *http.Request, f Fault, release <
 	answer := httptest.NewRecorder()
 	p.forward.ServeHTTP(answer, fwd)
 	if r.Context().Err() != nil {
+		p.answered(r)
 		drop(w)
 		return
 	}

@@ -111,7 +111,7 @@ func TestHangHoldsUntilClearAndForwardsNothing(t *testing.T) {
 		if err == nil {
 			t.Error("a hung request got an answer once freed")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // only a hang gets here
 		t.Fatal("Clear did not free the hung request")
 	}
 	if reached.Load() != 0 {
@@ -135,7 +135,7 @@ func TestHangEndsWhenTheClientGivesUpOrTheProxyCloses(t *testing.T) {
 	go func() { _ = p.Close(); close(closed) }()
 	select {
 	case <-closed:
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // only a hang gets here
 		t.Fatal("Close waited on a hung request")
 	}
 }
@@ -177,12 +177,14 @@ func TestOpsLimitTheFaultToThoseOperations(t *testing.T) {
 
 func TestLateAnswerForwardsAndHoldsTheAnswer(t *testing.T) {
 	p, reached := start(t)
-	p.Set(Fault{Mode: LateAnswer, Delay: 300 * time.Millisecond})
+	// An answer held past any wait of the client's, however late a busy machine fires its timer.
+	p.Set(Fault{Mode: LateAnswer, Delay: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
 	if _, _, err := post(ctx, p.URL, "PutItem"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("a client that gives up before the answer: %v, want its deadline", err)
 	}
+	p.Set(Fault{Mode: LateAnswer, Delay: 300 * time.Millisecond})
 	began := time.Now()
 	_, body, err := post(context.Background(), p.URL, "PutItem")
 	if err != nil || body != `echo:{"TableName":"t"}` {
@@ -219,7 +221,7 @@ func TestLateAnswerWithoutDelayHoldsUntilTheFaultChanges(t *testing.T) {
 		if err == nil {
 			t.Error("an answer held without a delay was sent once freed; want the connection dropped")
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute): // only a hang gets here
 		t.Fatal("Clear did not free the held answer")
 	}
 }
@@ -274,7 +276,8 @@ func TestSkipLetsTheFirstRequestsOfItsOperationsPass(t *testing.T) {
 }
 
 // Queued: a client that waits gets the answer after a wait in the range; one that gives up first still
-// has its request done, after its wait, as a slow service does the requests queued in it.
+// has its request done, after its wait (cut short by Close), as a slow service does the requests
+// queued in it.
 func TestQueuedDoesEveryRequestAfterAWaitInItsRange(t *testing.T) {
 	p, reached := start(t)
 	p.Set(Fault{Mode: Queued, Delay: 100 * time.Millisecond, MaxDelay: 200 * time.Millisecond})
@@ -286,6 +289,8 @@ func TestQueuedDoesEveryRequestAfterAWaitInItsRange(t *testing.T) {
 	if d := time.Since(began); d < 100*time.Millisecond {
 		t.Errorf("answered after %v, before the shortest wait", d)
 	}
+	// The second waits until Close: however late the check below runs, its request is still queued.
+	p.Set(Fault{Mode: Queued, Delay: time.Hour, MaxDelay: time.Hour})
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, _, err := post(ctx, p.URL, "PutItem"); !errors.Is(err, context.DeadlineExceeded) {
@@ -301,5 +306,47 @@ func TestQueuedDoesEveryRequestAfterAWaitInItsRange(t *testing.T) {
 	if reached.Load() != 2 || p.Forwarded() != 2 || p.Faulted() != 0 {
 		t.Errorf("reached %d, forwarded %d, faulted %d; want 2, 2, 0: a queued request is done, not failed",
 			reached.Load(), p.Forwarded(), p.Faulted())
+	}
+}
+
+// Abandoned counts the requests the store itself was too slow for: forwarded with no fault or a slow
+// one, their client gone before the answer. Answered requests and requests a fault failed do not count.
+func TestAbandonedCountsTheClientsThatGaveUpOnTheStore(t *testing.T) {
+	held := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.Query" {
+			<-held // a store slower than its client waits
+		}
+		w.Header().Set("Content-Type", amzJSON)
+		_, _ = io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	p, err := New(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := post(context.Background(), p.URL, "GetItem"); err != nil {
+		t.Fatal(err)
+	}
+	p.Set(Fault{Mode: InternalError, Ops: []string{"PutItem"}})
+	if _, _, err := post(context.Background(), p.URL, "PutItem"); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for p.Requests() < 3 {
+			time.Sleep(time.Millisecond)
+		}
+		cancel() // the client gives up while the store works on its call
+	}()
+	if _, _, err := post(ctx, p.URL, "Query"); !errors.Is(err, context.Canceled) {
+		t.Fatalf("a client that gives up: %v, want its cancellation", err)
+	}
+	close(held)
+	if err := p.Close(); err != nil { // waits for the proxy's handlers
+		t.Fatal(err)
+	}
+	if got := p.Abandoned(); got != 1 {
+		t.Errorf("Abandoned() = %d after an answered, a failed and a given-up request; want 1", got)
 	}
 }

@@ -175,26 +175,16 @@ func run(ctx context.Context, o options, out io.Writer) (hidden bool, err error)
 	if err != nil {
 		return false, err
 	}
-	var hiddenDeletes, hiddenEdits, openDeleted int
-	for _, cm := range opened {
-		status, _, err := a.get(ctx, cm.id)
-		if err != nil {
-			return false, err
-		}
-		if status == http.StatusNotFound {
-			openDeleted++
-		}
+	openDeleted, err := a.gone(ctx, opened)
+	if err != nil {
+		return false, err
 	}
 	removed += openDeleted
-	for _, cm := range deleted {
-		status, _, err := a.get(ctx, cm.id)
-		if err != nil {
-			return false, err
-		}
-		if status == http.StatusNotFound {
-			hiddenDeletes++
-		}
+	hiddenDeletes, err := a.gone(ctx, deleted)
+	if err != nil {
+		return false, err
 	}
+	var hiddenEdits int
 	for _, cm := range live {
 		if cm.unsure == "" {
 			continue
@@ -396,6 +386,21 @@ func (a *api) count(ctx context.Context) (int, error) {
 		}
 		time.Sleep(time.Second)
 	}
+}
+
+// gone is how many of comments read back 404.
+func (a *api) gone(ctx context.Context, comments []*comment) (int, error) {
+	n := 0
+	for _, cm := range comments {
+		status, _, err := a.get(ctx, cm.id)
+		if err != nil {
+			return 0, err
+		}
+		if status == http.StatusNotFound {
+			n++
+		}
+	}
+	return n, nil
 }
 
 // get is a comment's status and text, retried while the store is too slow.

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strings"
 	"time"
 
@@ -94,12 +93,7 @@ func demoLoaded(ctx context.Context, client *dynamodb.Client, table string) (boo
 }
 
 func loadDemo(ctx context.Context, store fixture.Store, env service.Env, path string) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open demo fixture: %w", err)
-	}
-	defer f.Close()
-	file, err := fixture.Parse(f)
+	file, err := fixture.ParseFile(path)
 	if err != nil {
 		return fmt.Errorf("demo fixture: %w", err)
 	}

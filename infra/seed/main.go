@@ -135,12 +135,7 @@ func run(ctx context.Context, path, target string, out io.Writer) error {
 			fmt.Fprintf(out, "created table %s at %s\n", dest.table, dest.endpoint)
 		}
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return fmt.Errorf("open fixture: %w", err)
-	}
-	defer f.Close()
-	file, err := fixture.Parse(f)
+	file, err := fixture.ParseFile(path)
 	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}

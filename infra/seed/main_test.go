@@ -21,10 +21,7 @@ func TestRunCreatesTheTableLoadsAndRefuses(t *testing.T) {
 	table := "seed-" + uuid.NewString()
 	t.Setenv("TABLE_NAME", table)
 	t.Setenv("INVITATION_TTL", "48h")
-	client, err := dynamo.NewClient(ctx, endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testkit.Client(t, endpoint)
 	t.Cleanup(func() {
 		_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 	})

@@ -80,10 +80,7 @@ func TestLocalEndpointIsMakeRuns(t *testing.T) {
 func TestRunToAWS(t *testing.T) {
 	ctx := context.Background()
 	endpoint := testkit.Endpoint(t)
-	client, err := dynamo.NewClient(ctx, endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
+	client := testkit.Client(t, endpoint)
 	table := "seed-aws-" + uuid.NewString()
 	if _, err := fixture.EnsureTable(ctx, client, table); err != nil {
 		t.Fatal(err)
@@ -202,10 +199,7 @@ func TestMakeSeedTakesAWSOnlyFromTheCommandLine(t *testing.T) {
 	})
 	t.Run("an exported TARGET=aws does not leave the local DynamoDB", func(t *testing.T) {
 		table := "seed-make-" + uuid.NewString()
-		client, err := dynamo.NewClient(context.Background(), endpoint)
-		if err != nil {
-			t.Fatal(err)
-		}
+		client := testkit.Client(t, endpoint)
 		t.Cleanup(func() {
 			_, _ = client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: aws.String(table)})
 		})

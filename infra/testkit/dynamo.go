@@ -6,9 +6,10 @@ package testkit
 import (
 	"context"
 	"fmt"
+	"github.com/reportingplatform/api/infra/roundtrips"
 	"os"
 	"reflect"
-	"sort"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -87,24 +88,63 @@ func newDB(tb testing.TB, stream bool) *DB {
 func countingClient(tb testing.TB, endpoint string) (*dynamodb.Client, *Calls) {
 	tb.Helper()
 	calls := &Calls{}
-	client, err := dynamo.NewClient(context.Background(), endpoint, func(o *dynamodb.Options) {
-		o.APIOptions = append(o.APIOptions, calls.middleware)
+	return Client(tb, endpoint, func(o *dynamodb.Options) { o.APIOptions = append(o.APIOptions, calls.middleware) }),
+		calls
+}
+
+// Client is the tests' DynamoDB client of endpoint: the Lambda mains' (dynamo.NewClient) with time
+// limits a busy machine cannot break, and optFns after (a recorder's middleware, say). Every test's
+// client is built here or by ProductionClient, never by hand (TestTestsBuildNoClientOfTheirOwn).
+//
+// Tests share two cores with DynamoDB Local, the race detector and each other, where a call can take
+// longer than the production client's attempt timeout and a retried CreateTable finds the table its
+// timed-out first attempt made. Their subject is behaviour; the production time limits are held by the
+// tests that ask for ProductionClient.
+func Client(tb testing.TB, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	tb.Helper()
+	return ProductionClient(tb, endpoint, append([]func(*dynamodb.Options){func(o *dynamodb.Options) {
 		o.Logger = sdkLogger
-		// Tests share two cores with DynamoDB Local, the race detector and each other, where a call
-		// can take longer than the production client's attempt timeout and a retried
-		// CreateTable finds the table its timed-out first attempt made. Their subject is behaviour;
-		// the production time limits are held by infra/faultproxy's tests, which build their client
-		// with dynamo.NewClient as it is.
 		o.HTTPClient = awshttp.NewBuildableClient().WithTimeout(time.Minute)
 		// For the same reason a transient failure gets more attempts than production's 3: DynamoDB Local
 		// can close its connections under a call several attempts in a row ("use of closed network
 		// connection", aws-sdk-go-v2#2737), which would fail a test's own look at the table.
 		o.RetryMaxAttempts = 8
-	})
+	}}, optFns...)...)
+}
+
+// ProductionClient is the DynamoDB client exactly as the Lambda mains build it (dynamo.NewClient: its
+// attempt timeout, attempts and backoff), with optFns after. Only for what is about those limits: a
+// test proving them against a fault proxy (BehindProxy), whose every wait is one the proxy imposes, not
+// one a busy machine makes; or a unit test of a recorder against a server of its own. Anything else
+// takes Client: under load a call of DynamoDB Local can outlast the production attempt timeout, and a
+// test on this client would answer 503 for it.
+func ProductionClient(tb testing.TB, endpoint string, optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	tb.Helper()
+	client, err := dynamo.NewClient(context.Background(), endpoint, optFns...)
 	if err != nil {
 		tb.Fatalf("dynamodb client: %v", err)
 	}
-	return client, calls
+	return client
+}
+
+// BulkClient is the fixture loader's client (dynamo.NewLocalBulkClient: long attempts, many retries
+// with backoff), which no busy machine outlasts, for tests of the loader as `make seed` runs it.
+func BulkClient(tb testing.TB, endpoint string) *dynamodb.Client {
+	tb.Helper()
+	client, err := dynamo.NewLocalBulkClient(endpoint)
+	if err != nil {
+		tb.Fatalf("bulk dynamodb client: %v", err)
+	}
+	return client
+}
+
+// ClientWith is another client of the table's own (its calls counted by db.Calls) with optFns added:
+// a test's recorder of what the answers hold, say.
+func (db *DB) ClientWith(optFns ...func(*dynamodb.Options)) *dynamodb.Client {
+	opts := db.Client.Options()
+	// A slice of its own: appending to the table client's could write into another client's.
+	opts.APIOptions = slices.Clone(opts.APIOptions)
+	return dynamodb.New(opts, optFns...)
 }
 
 // View returns another store over the same table with a call recorder of its own, so that a test can
@@ -264,26 +304,11 @@ func optional(cc *types.ConsumedCapacity) []types.ConsumedCapacity {
 }
 
 // Sequential is the length of the longest chain of calls each of which started after the previous one
-// ended: the round trips a request waits for. Calls made in parallel count once.
+// ended: the round trips a request waits for (roundtrips.Sequential). Calls made in parallel count once.
 func (c *Calls) Sequential() int {
-	c.mu.Lock()
-	calls := append([]call(nil), c.calls...)
-	c.mu.Unlock()
-	sort.Slice(calls, func(i, j int) bool { return calls[i].start.Before(calls[j].start) })
-	depth := make([]int, len(calls))
-	best := 0
-	for i := range calls {
-		depth[i] = 1
-		for j := 0; j < i; j++ {
-			if !calls[i].start.Before(calls[j].end) && depth[j]+1 > depth[i] {
-				depth[i] = depth[j] + 1
-			}
-		}
-		if depth[i] > best {
-			best = depth[i]
-		}
-	}
-	return best
+	return roundtrips.Sequential(eachCall(c, func(cl call) roundtrips.Span {
+		return roundtrips.Span{Start: cl.start, End: cl.end}
+	}))
 }
 
 func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }

@@ -92,8 +92,8 @@ func Main(m *testing.M) {
 	code := m.Run()
 	lines, size, dropped := captured.snapshot()
 	leaks := findLeaks(lines, secrets)
-	fmt.Fprintf(os.Stderr, "testkit: searched %d log lines (%d bytes) for %s and their %d-character pieces: %d leaks\n",
-		len(lines), size, secrets.summary(), pieceLen, len(leaks))
+	fmt.Fprintf(os.Stderr, "testkit: searched %d log lines (%d bytes) for %s and their pieces: %d leaks\n",
+		len(lines), size, secrets.summary(), len(leaks))
 	if dropped > 0 {
 		fmt.Fprintf(os.Stderr, "testkit: %d further log lines, beyond %d MiB, were not kept and not searched\n",
 			dropped, maxCapture>>20)

@@ -16,9 +16,9 @@ import (
 // SPEC §9: no password, password hash or token, nor a piece of one, appears in any log line. Every
 // secret that passes through testkit is registered here (users' passwords and hashes, tokens, the
 // passwords of request bodies, the tokens of responses, the hashes the store writes and reads); Main
-// looks for each of them, and for each 8-character piece of it, in every line the test binary logged.
+// looks for each of them, and for each piece of it, in every line the test binary logged.
 //
-// What counts, so that a hit is a leak and not a coincidence:
+// What counts, so that a hit is a leak and never a coincidence:
 //
 //   - A token is "<user id in hex>.<43 random base64url characters>". The user id is not secret (ids are
 //     logged and returned), so the pieces are those of the random part; the whole token counts too.
@@ -26,17 +26,20 @@ import (
 //   - A Django hash is "argon2$argon2id$v=19$m=…,t=…,p=…$<salt>$<hash>" or
 //     "pbkdf2_sha256$<iterations>$<salt>$<hash>". The algorithm and parameters are public, so the pieces
 //     are those of "<salt>$<hash>"; the whole hash counts too.
-//   - A piece made only of hex digits (of a token's SHA-256) is 32 bits: UUIDs, which fill the logs
-//     (request ids, resource ids), hold such runs by chance. A hex hit that lies inside a UUID is an id.
-//     For the same reason the pieces of a hash or token made only of decimal digits are not looked for:
-//     every line's timestamp has nine digits of nanoseconds. The whole secret still is.
+//   - The pieces of these random secrets carry randomBits each: 16 base64 characters, 24 hex digits
+//     (randomPieceLen). The logs are full of random ids (request ids, resource ids, hex keys): a binary
+//     registers some hundred thousand pieces and logs some million characters, and a piece of 8 hex
+//     digits (32 bits) meets an id by chance in about every run. At 96 bits no run ever will, and a
+//     leaked prefix of that length still shows. Pieces made only of decimal digits are not looked
+//     for: every line's timestamp has nine digits of nanoseconds. The whole secret still is.
 //   - Passwords (and credentials that are not shaped like a token) are text a test chose, often words.
 //     Text of fewer than 6 characters ("x", "wrong") never counts: it cannot be told from ordinary log
 //     text, and the API gives no account such a password (Django's validators ask for 8). Text made
 //     only of lowercase ASCII letters and spaces counts only from 16 characters on: "password" or
 //     "wrong password" are words log messages may contain ("stored password hash unreadable"), while a
 //     passphrase such as DefaultPassword is not. The same rules pick the 8-character pieces of a
-//     password: "Vq8#mLp2" counts, "correct " does not.
+//     password: "Vq8#mLp2" counts, "correct " does not. A piece of a password that lies inside a random
+//     id (a UUID, a run of 32 or more hex digits) is the id's: a test sends random ids as passwords.
 //   - A password that a test also sent in a URL (the hostile-value tests send the same junk, an unknown
 //     UUID say, as a password and as a path id) is public: the router logs paths by design. A hit of a
 //     password, or of a piece of one, that also occurs in a path or query some request carried is not a
@@ -61,13 +64,25 @@ const (
 // human is true of secrets a test chose as text, to which the word and public-text rules apply.
 func (k secretKind) human() bool { return k == kindPassword || k == kindCredential }
 
-// The length of the pieces looked for; the shortest text a test chose that counts; the shortest that
+// The length of the pieces of text a test chose; the shortest such text that counts; the shortest that
 // counts when it is only lowercase letters and spaces.
 const (
 	pieceLen   = 8
 	shortHuman = 6
 	longWords  = 16
 )
+
+// randomBits is what a piece of a random secret carries, too much for any id to match by chance.
+const randomBits = 96
+
+// randomPieceLen is the length of the pieces of a random secret whose part is part: randomBits of hex
+// digits (4 bits each) or of base64 (6 bits each).
+func randomPieceLen(part string) int {
+	if isHex(part) {
+		return randomBits / 4
+	}
+	return randomBits / 6
+}
 
 func newSecretSet() *secretSet {
 	return &secretSet{values: map[string]secretKind{}, public: map[string]struct{}{}}
@@ -227,6 +242,9 @@ type needle struct {
 	piece  bool
 }
 
+// indexLen is how much of a needle findLeaks indexes it by: the shortest piece.
+const indexLen = pieceLen
+
 // counts applies the rules for text a test chose (see secretSet).
 func counts(text string) bool {
 	if len(text) < shortHuman {
@@ -287,9 +305,13 @@ func (s *secretSet) needles() []needle {
 			out = append(out, needle{text: v, secret: v, kind: kind})
 		}
 		part := secretPart(kind, v)
+		n := pieceLen
+		if !kind.human() {
+			n = randomPieceLen(part)
+		}
 		seen := map[string]bool{v: true}
-		for i := 0; i+pieceLen <= len(part); i++ {
-			p := part[i : i+pieceLen]
+		for i := 0; i+n <= len(part); i++ {
+			p := part[i : i+n]
 			if seen[p] || (kind.human() && !counts(p)) || (!kind.human() && strings.Trim(p, "0123456789") == "") {
 				continue
 			}
@@ -316,13 +338,14 @@ type leak struct {
 	line   string // masked
 	kind   secretKind
 	piece  bool
+	length int // of the piece found
 	secret string
 }
 
 func (l leak) String() string {
 	what := "a " + string(l.kind)
 	if l.piece {
-		what = fmt.Sprintf("an %d-character piece of a %s", pieceLen, l.kind)
+		what = fmt.Sprintf("a piece (%d characters) of a %s", l.length, l.kind)
 	}
 	return fmt.Sprintf("%s in: %s", what, l.line)
 }
@@ -331,9 +354,9 @@ func (l leak) String() string {
 // so that an escape in the JSON cannot hide a secret.
 func findLeaks(lines []string, s *secretSet) []leak {
 	needles := s.needles()
-	byPrefix := map[int]map[string][]int{} // needle length (up to pieceLen) → its text (up to pieceLen) → needles
+	byPrefix := map[int]map[string][]int{} // needle length (up to indexLen) → its text (up to indexLen) → needles
 	for i, n := range needles {
-		k := min(len(n.text), pieceLen)
+		k := min(len(n.text), indexLen)
 		if byPrefix[k] == nil {
 			byPrefix[k] = map[string][]int{}
 		}
@@ -363,7 +386,8 @@ func findLeaks(lines []string, s *secretSet) []leak {
 							continue
 						}
 						reported[n.secret] = true
-						leaks = append(leaks, leak{line: mask(text, i, n), kind: n.kind, piece: n.piece, secret: n.secret})
+						leaks = append(leaks, leak{line: mask(text, i, n), kind: n.kind, piece: n.piece, length: len(n.text),
+							secret: n.secret})
 					}
 				}
 			}
@@ -372,12 +396,31 @@ func findLeaks(lines []string, s *secretSet) []leak {
 	return leaks
 }
 
-// excused tells a coincidence from a leak (see secretSet).
+// excused tells a coincidence from a leak (see secretSet): only text a test chose may meet a random id
+// or a path by chance; a piece of a random secret is too long to.
 func excused(n needle, text string, at int, s *secretSet) bool {
-	if isHex(n.text) && insideUUID(text, at, len(n.text)) {
+	if !n.kind.human() {
+		return false
+	}
+	return (n.piece && insideRandomID(text, at, len(n.text))) || s.isPublic(n.text)
+}
+
+// insideRandomID tells whether text[at:at+n] lies within a UUID or a run of 32 or more hex digits.
+func insideRandomID(text string, at, n int) bool {
+	if insideUUID(text, at, n) {
 		return true
 	}
-	return n.kind.human() && s.isPublic(n.text)
+	if !isHex(text[at : at+n]) {
+		return false
+	}
+	start, end := at, at+n
+	for start > 0 && isHex(text[start-1:start]) {
+		start--
+	}
+	for end < len(text) && isHex(text[end:end+1]) {
+		end++
+	}
+	return end-start >= 32
 }
 
 func isHex(s string) bool {
@@ -386,6 +429,9 @@ func isHex(s string) bool {
 
 // insideUUID tells whether text[at:at+n] lies within a UUID (8-4-4-4-12 hex digits).
 func insideUUID(text string, at, n int) bool {
+	if n > 36 {
+		return false
+	}
 	isUUIDChar := func(c byte) bool { return c == '-' || ('0' <= c && c <= '9') || ('a' <= c && c <= 'f') }
 	start, end := at, at+n
 	for start > 0 && isUUIDChar(text[start-1]) {

@@ -21,10 +21,8 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 		t.Fatal(err)
 	}
 	idHex, random, _ := strings.Cut(token, ".")
-	hashPiece := tokenHash[:8] // with a letter: pieces of decimal digits alone are not looked for
-	for i := 1; strings.Trim(hashPiece, "0123456789") == ""; i++ {
-		hashPiece = tokenHash[i : i+8]
-	}
+	hashPiece := tokenHash[:24] // a prefix long enough that no random id shares it by chance
+	randomPiece := random[5:21]
 	const (
 		argonHash = "argon2$argon2id$v=19$m=19456,t=2,p=1$c2FsdHNhbHRzYWx0c2FsdA$Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5"
 		unknownID = "00000000-0000-4000-8000-000000000000"
@@ -37,6 +35,7 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 	s.password("wrong")
 	s.password(DefaultPassword)
 	s.password(unknownID)
+	s.password("c0ffee12c0ffee34") // hex digits a random id may hold
 	s.publicURL("/api/v1/comments/" + unknownID + "/")
 	digits := "12345678" + strings.Repeat("ab", 28) // a token hash that starts with 8 decimal digits
 	s.add(kindTokenHash, digits)
@@ -50,11 +49,13 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 		piece bool
 	}{
 		{"the token", func() { log.Info("request", "authorization", "Bearer "+token) }, kindToken, false},
-		{"a piece of the token's random part", func() { log.Info("auth", "token_prefix", random[5:13]) }, kindToken, true},
+		{"16 characters of the token's random part", func() { log.Info("auth", "token_prefix", randomPiece) },
+			kindToken, true},
 		{"the token's hash", func() { log.Info("get token", "key", "TOKEN#"+tokenHash) }, kindTokenHash, false},
-		{"8 characters of the token's hash", func() { log.Info("get token", "hash", hashPiece) }, kindTokenHash, true},
+		{"the first 24 characters of the token's hash", func() { log.Info("get token", "hash", hashPiece) },
+			kindTokenHash, true},
 		{"the password hash", func() { log.Error("request failed", "error", "bad hash "+argonHash) }, kindHash, false},
-		{"a piece of the hash's salt", func() { log.Warn("hash", "salt", "c2FsdHNh") }, kindHash, true},
+		{"16 characters of the hash's salt", func() { log.Warn("hash", "salt", "c2FsdHNhbHRzYWx0") }, kindHash, true},
 		{"a password, escaped in JSON", func() { log.Info("login", "body", `{"password": "Vq8"mLp2zR"}`) },
 			kindPassword, false},
 		{"a piece of a password", func() { log.Info("login", "p", "xq8\"mLp2zx") }, kindPassword, true},
@@ -66,10 +67,28 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 		{"a UUID that holds 8 hex digits of the token's hash", func() {
 			log.Info("request", "path", "/api/v1/comments/"+tokenHash[:8]+"-0000-4000-8000-000000000000/")
 		}, "", false},
+		// What failed a run: a random id that shares a short run with a secret is no leak.
+		{"a request id that starts with 12 hex digits of the token's hash", func() {
+			log.Info("request", "write_token", tokenHash[:12]+"0123456789abcdef0123")
+		}, "", false},
+		{"a UUID that ends with 12 hex digits of the token's hash", func() {
+			log.Info("request", "request_id", "00000000-0000-4000-8000-"+tokenHash[10:22])
+		}, "", false},
+		{"an id that shares 8 characters with the token's random part", func() {
+			log.Info("request", "id", "Zz"+random[5:13]+"Zz")
+		}, "", false},
+		{"an id that shares 15 characters with the hash's salt", func() {
+			log.Info("request", "id", "c2FsdHNhbHRzYWx")
+		}, "", false},
 		{"nanoseconds that match a token hash's decimal digits", func() {
 			log.Info("request", "at", "2026-11-23T19:32:10.123456789Z")
 		}, "", false},
-		{"a piece of a hash with digits and letters", func() { log.Info("x", "h", "912345678abx") }, kindTokenHash, true},
+		{"a piece of a hash with digits and letters", func() { log.Info("x", "h", "9"+digits[1:25]+"x") }, kindTokenHash,
+			true},
+		{"a piece of a password inside a random hex id", func() {
+			log.Info("request", "id", "0123c0ffee12456789abcdef0123456789ab")
+		}, "", false},
+		{"a piece of a password elsewhere", func() { log.Info("login", "p", "was c0ffee12?") }, kindPassword, true},
 		{"words a password is made of", func() { log.Warn("stored password hash unreadable: wrong battery") }, "", false},
 		{"a path the test sent that was also a password", func() {
 			log.Info("request", "path", "/api/v1/comments/"+unknownID+"/", "status", 404)
@@ -88,8 +107,9 @@ func TestFindLeaksTellsSecretsFromCoincidences(t *testing.T) {
 			if len(leaks) != 1 || leaks[0].kind != tc.want || leaks[0].piece != tc.piece {
 				t.Fatalf("leaks %v, want one of kind %q (piece %v) in %s", leaks, tc.want, tc.piece, capture.lines)
 			}
-			if line := leaks[0].line; strings.Contains(line, leaks[0].secret) || strings.Contains(line, random[5:13]) ||
-				strings.Contains(line, hashPiece) || strings.Contains(line, "c2FsdHNh") || strings.Contains(line, "mLp2z") {
+			if line := leaks[0].line; strings.Contains(line, leaks[0].secret) || strings.Contains(line, randomPiece) ||
+				strings.Contains(line, hashPiece) || strings.Contains(line, "c2FsdHNh") || strings.Contains(line, "mLp2z") ||
+				strings.Contains(line, "c0ffee12") {
 				t.Fatalf("the report shows the secret: %s", line)
 			}
 		})
@@ -131,7 +151,7 @@ func TestMainFailsWhenALogLineCarriesASecret(t *testing.T) {
 		}
 		secrets.credential(token)
 		secrets.password("Vq8#mLp2zR")
-		Log(t).Info("authenticated", "token", token[:45])
+		Log(t).Info("authenticated", "token", token[:49]) // the user id, the dot and 16 random characters
 		log.Printf("login with Vq8#mLp2zR")
 		return
 	}
@@ -142,7 +162,7 @@ func TestMainFailsWhenALogLineCarriesASecret(t *testing.T) {
 		t.Fatalf("the test binary passed with secrets in its logs:\n%s", out)
 	}
 	for _, want := range []string{
-		"SECRET IN LOG: an 8-character piece of a token in: ",
+		"SECRET IN LOG: a piece (16 characters) of a token in: ",
 		"SECRET IN LOG: a password in: ",
 		"2 leaks",
 	} {

@@ -51,16 +51,12 @@ func (s *Store) CreateComment(ctx context.Context, c domain.Comment, parent *dom
 		}
 		items = append(items, item)
 	}
-	items, doneAt, err := withDone(items, done)
-	if err != nil {
-		return err
-	}
-	err = s.transact(ctx, "create comment", items)
+	err = s.transactDone(ctx, "create comment", items, done)
 	switch {
 	case err == nil:
 		return nil
-	case idempotencyLost(err, doneAt):
-		return fmt.Errorf("create comment %s: %w", c.ID, domain.ErrIdempotencyKeyLost)
+	case errors.Is(err, domain.ErrIdempotencyKeyLost):
+		return err
 	case conditionFailed(err, 1):
 		return fmt.Errorf("create comment %s: %w", c.ID, domain.ErrObjectOwnedElsewhere)
 	}

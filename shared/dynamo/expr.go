@@ -10,15 +10,26 @@ import (
 // names and values, as updateItem's.
 func putItem(item map[string]types.AttributeValue, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
 	put := &types.Put{Item: item}
-	if cond != nil {
-		expr, err := expression.NewBuilder().WithCondition(*cond).Build()
-		if err != nil {
-			return types.TransactWriteItem{}, fail("build put condition", err)
-		}
-		put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues =
-			expr.Condition(), expr.Names(), expr.Values()
+	var err error
+	put.ConditionExpression, put.ExpressionAttributeNames, put.ExpressionAttributeValues, err = condition("put", cond)
+	if err != nil {
+		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Put: put}, nil
+}
+
+// condition is cond built, for the write named what: its expression, names and values; none when cond
+// is nil.
+func condition(what string, cond *expression.ConditionBuilder) (*string, map[string]string,
+	map[string]types.AttributeValue, error) {
+	if cond == nil {
+		return nil, nil, nil, nil
+	}
+	expr, err := expression.NewBuilder().WithCondition(*cond).Build()
+	if err != nil {
+		return nil, nil, nil, fail("build "+what+" condition", err)
+	}
+	return expr.Condition(), expr.Names(), expr.Values(), nil
 }
 
 // putNew builds one transaction Put of v encoded as an item, conditional on there being none yet: the
@@ -35,13 +46,10 @@ func putNew(what string, v any) (types.TransactWriteItem, error) {
 // deleteItem builds one transaction Delete of k, conditional on cond when it is set.
 func deleteItem(k key, cond *expression.ConditionBuilder) (types.TransactWriteItem, error) {
 	del := &types.Delete{Key: k.av()}
-	if cond != nil {
-		expr, err := expression.NewBuilder().WithCondition(*cond).Build()
-		if err != nil {
-			return types.TransactWriteItem{}, fail("build delete condition", err)
-		}
-		del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues =
-			expr.Condition(), expr.Names(), expr.Values()
+	var err error
+	del.ConditionExpression, del.ExpressionAttributeNames, del.ExpressionAttributeValues, err = condition("delete", cond)
+	if err != nil {
+		return types.TransactWriteItem{}, err
 	}
 	return types.TransactWriteItem{Delete: del}, nil
 }

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
@@ -129,6 +130,22 @@ func withDone(writes []types.TransactWriteItem, done *domain.IdempotencyDone) ([
 		ExpressionAttributeNames: cond.Names(), ExpressionAttributeValues: cond.Values(),
 	}})
 	return writes, len(writes) - 1, nil
+}
+
+// transactDone sends a create's writes as transact does, in one transaction with the completion of
+// done's claim (withDone, after writes: their positions stay). A claim no longer its own is
+// domain.ErrIdempotencyKeyLost; other failures are transact's.
+func (s *Store) transactDone(ctx context.Context, step string, writes []types.TransactWriteItem,
+	done *domain.IdempotencyDone) error {
+	writes, doneAt, err := withDone(writes, done)
+	if err != nil {
+		return err
+	}
+	err = s.transact(ctx, step, writes)
+	if idempotencyLost(err, doneAt) {
+		return fmt.Errorf("%s: %w", step, domain.ErrIdempotencyKeyLost)
+	}
+	return err
 }
 
 // idempotencyLost reports whether a create's transaction was cancelled because its claim, at position

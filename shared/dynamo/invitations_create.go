@@ -70,15 +70,11 @@ func (s *Store) CreateInvitation(ctx context.Context, inv domain.Invitation, cla
 		return err
 	}
 	writes = append(writes, counts...)
-	writes, doneAt, err := withDone(writes, done)
-	if err != nil {
-		return err
-	}
-	err = s.transact(ctx, "create invitation", writes)
+	err = s.transactDone(ctx, "create invitation", writes, done)
 	var c *cancelled
 	switch {
-	case idempotencyLost(err, doneAt):
-		return domain.ErrIdempotencyKeyLost
+	case errors.Is(err, domain.ErrIdempotencyKeyLost):
+		return err
 	case conditionFailed(err, 2):
 		return &domain.Error{Code: domain.ECONFLICT, Err: errors.Join(domain.ErrQuotaChanged, err)}
 	case emailUserID != "" && conditionFailed(err, 3):

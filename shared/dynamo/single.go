@@ -10,7 +10,6 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
-	"github.com/reportingplatform/api/shared/metrics"
 )
 
 // A write of one item goes out as the item's own conditional write rather than a transaction: it costs
@@ -37,32 +36,15 @@ const (
 // for a transaction.
 func (s *Store) sendOne(ctx context.Context, step string, w write) error {
 	item := tagged(w.items[0], w.token)
-	var lost error
-	for attempt := 1; ; attempt++ {
-		err := s.writeOne(ctx, item)
-		if err == nil {
-			if lost != nil {
-				s.metrics.Count(metrics.OutcomeSettled, "")
-			}
-			return nil
+	return s.resend(ctx, step, func() error { return s.writeOne(ctx, item) }, func(err error) (error, bool) {
+		switch {
+		case !conditionalCheckFailed(err):
+			return nil, false
+		case copyDone(err, item, w.token):
+			return nil, true
 		}
-		if lost != nil && conditionalCheckFailed(err) {
-			s.metrics.Count(metrics.OutcomeSettled, "")
-			if copyDone(err, item, w.token) {
-				return nil
-			}
-			return outcome(step, err)
-		}
-		if lost == nil && !unknownOutcome(err) {
-			return outcome(step, err)
-		}
-		if unknownOutcome(err) {
-			lost = err
-		}
-		if !s.anotherCopy(ctx, attempt) {
-			return s.open(step, lost)
-		}
-	}
+		return outcome(step, err), true
+	})
 }
 
 // copyDone tells whether the refusal err of a copy of item shows an earlier copy done: the item carries

@@ -141,14 +141,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.Idem
 		}
 		puts = append(puts, put)
 	}
-	writes, doneAt, err := withDone(puts, done)
-	if err != nil {
-		return err
-	}
-	err = s.transact(ctx, "create user", writes)
-	if idempotencyLost(err, doneAt) {
-		return fmt.Errorf("create user %s: %w", u.ID, domain.ErrIdempotencyKeyLost)
-	}
+	err := s.transactDone(ctx, "create user", puts, done)
 	if conditionFailed(err, 1) {
 		return fmt.Errorf("create user %s: %w", u.ID, domain.ErrEmailTaken)
 	}

@@ -67,21 +67,36 @@ func (s *Store) send(ctx context.Context, step string, w write) error {
 	if len(w.items) == 1 {
 		return s.sendOne(ctx, step, w)
 	}
+	return s.resend(ctx, step, func() error { return s.writeOnce(ctx, w) }, func(err error) (error, bool) {
+		if !settles(err) {
+			return nil, false
+		}
+		return outcome(step, err), true
+	})
+}
+
+// resend sends copies of a write with once until DynamoDB answers one for sure. Before any answer was
+// lost, DynamoDB's answer is the outcome as it is; after one was lost, only an answer that settle
+// says settles the write (with its outcome) counts, and the rest are sent again while ctx lasts, as
+// many as anotherCopy allows, before the outcome is left open.
+func (s *Store) resend(ctx context.Context, step string, once func() error, settle func(error) (error, bool)) error {
 	var lost error // the last copy whose answer was lost
 	for attempt := 1; ; attempt++ {
-		err := s.writeOnce(ctx, w)
+		err := once()
 		if err == nil {
 			if lost != nil {
 				s.metrics.Count(metrics.OutcomeSettled, "")
 			}
 			return nil
 		}
-		switch {
-		case lost == nil && !unknownOutcome(err):
+		if lost == nil && !unknownOutcome(err) {
 			return outcome(step, err)
-		case lost != nil && settles(err):
-			s.metrics.Count(metrics.OutcomeSettled, "")
-			return outcome(step, err)
+		}
+		if lost != nil {
+			if result, ok := settle(err); ok {
+				s.metrics.Count(metrics.OutcomeSettled, "")
+				return result
+			}
 		}
 		if unknownOutcome(err) {
 			lost = err

@@ -7,7 +7,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/faultproxy"
@@ -31,9 +30,6 @@ func newUser() domain.User {
 		PasswordHash: "!unusable", IsActive: true, DateJoined: now, CreatedAt: now, UpdatedAt: now}
 }
 
-// lateAnswer holds DynamoDB's answer just past the client's attempt timeout.
-const lateAnswer = dynamo.AttemptTimeout + 150*time.Millisecond
-
 // budget is a request's time for the store, as the router gives it.
 func budget(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), httpapi.RequestBudget)
@@ -56,7 +52,9 @@ func TestAWriteWhoseAnswerIsLostIsSettledByItsToken(t *testing.T) {
 	t.Parallel()
 	db := testkit.NewDB(t)
 	store, proxy := behindProxy(t, db)
-	for _, f := range []faultproxy.Fault{{Mode: faultproxy.LateAnswer, Delay: lateAnswer}, {Mode: faultproxy.LostAnswer}} {
+	// The late answer is held until the client's attempt timeout gives up on it: one due a moment after
+	// would race the client's timer, which a busy machine can make late.
+	for _, f := range []faultproxy.Fault{{Mode: faultproxy.LateAnswer}, {Mode: faultproxy.LostAnswer}} {
 		f.Ops, f.Times = []string{"TransactWriteItems"}, 1
 		u := newUser()
 		proxy.Set(f)
@@ -97,9 +95,9 @@ func TestACopyDoneAfterItsTwinWritesNothingTwice(t *testing.T) {
 	db := testkit.NewDB(t)
 	store, proxy := behindProxy(t, db)
 	pk, marker := "TEST#"+uuid.NewString(), "TEST#"+uuid.NewString()
-	// The first copy waits past the attempt timeout and past its twin, then is done.
-	proxy.Set(faultproxy.Fault{Mode: faultproxy.Queued, Delay: 2 * dynamo.AttemptTimeout,
-		MaxDelay: 2 * dynamo.AttemptTimeout, Ops: []string{"TransactWriteItems"}, Times: 1})
+	// The first copy waits past the attempt timeout and past its twin, until Close, then is done.
+	proxy.Set(faultproxy.Fault{Mode: faultproxy.Queued, Delay: time.Hour, MaxDelay: time.Hour,
+		Ops: []string{"TransactWriteItems"}, Times: 1})
 	if err := store.AddToCounter(budget(t), pk, marker, 1); err != nil {
 		t.Fatalf("add under a queued first copy: %v, want it done", err)
 	}
@@ -168,19 +166,10 @@ func TestAWriteNeverAnsweredIsOpen(t *testing.T) {
 
 	closed := newUser()
 	_ = proxy.Close()
-	store = dynamo.New(mustClient(t, proxy.URL), db.Table)
+	store = dynamo.New(testkit.ProductionClient(t, proxy.URL), db.Table)
 	if err := store.CreateUser(budget(t), closed, nil); domain.ErrorCode(err) != domain.EUNAVAILABLE {
 		t.Errorf("create user with no store to connect to: %v, want EUNAVAILABLE", err)
 	}
-}
-
-func mustClient(t *testing.T, endpoint string) *dynamodb.Client {
-	t.Helper()
-	c, err := dynamo.NewClient(context.Background(), endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c
 }
 
 // A write refused for what surely did not write it (throttling) is retried by the SDK as any call; a

@@ -1,11 +1,13 @@
 package httpapi
 
 import (
+	"context"
 	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -81,5 +83,49 @@ func TestJSONIsNotHTMLEscaped(t *testing.T) {
 	WriteJSON(w, 200, map[string]string{"next": "http://h/?a=1&b=<2>"})
 	if want := `{"next":"http://h/?a=1&b=<2>"}`; w.Body.String() != want {
 		t.Fatalf("got %s want %s", w.Body, want)
+	}
+}
+
+// TestTheBudgetEndsEveryWait: a handler's context ends at most RequestBudget after the request arrived
+// (or answerMargin before the Lambda's own deadline, if sooner), and a handler still waiting on it then
+// is answered SPEC §9's 503: what bounds a request on a store that never answers, held without a
+// stopwatch (TestTimeLimitsNest holds RequestBudget under 6 s).
+func TestTheBudgetEndsEveryWait(t *testing.T) {
+	lambda := 3 * time.Second
+	for _, tc := range []struct {
+		name   string
+		ctx    func() (context.Context, context.CancelFunc)
+		budget time.Duration
+	}{
+		{"as deployed", func() (context.Context, context.CancelFunc) { return context.WithCancel(context.Background()) },
+			RequestBudget},
+		{"under a Lambda deadline sooner than the budget", func() (context.Context, context.CancelFunc) {
+			return context.WithTimeout(context.Background(), lambda)
+		}, lambda - answerMargin},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			rt := NewRouter(slog.Default())
+			var left []time.Duration
+			rt.HandleOpen("GET", "/api/v1/wait", func(w http.ResponseWriter, r *http.Request) error {
+				if deadline, ok := r.Context().Deadline(); ok {
+					left = append(left, time.Until(deadline))
+				}
+				<-r.Context().Done() // a store that never answers
+				return r.Context().Err()
+			})
+			ctx, cancel := tc.ctx()
+			defer cancel()
+			w := httptest.NewRecorder()
+			rt.ServeHTTP(w, httptest.NewRequest("GET", "/api/v1/wait", nil).WithContext(ctx))
+			if w.Code != 503 || w.Body.String() != `{"detail":"Service temporarily unavailable, try again soon."}` ||
+				w.Header().Get("Retry-After") == "" {
+				t.Fatalf("got %d %s (Retry-After %q), want 503 with Retry-After", w.Code, w.Body,
+					w.Header().Get("Retry-After"))
+			}
+			if len(left) != 1 || left[0] > tc.budget {
+				t.Fatalf("the handler's deadline was %v away (none: []), want at most %v", left, tc.budget)
+			}
+		})
 	}
 }

@@ -55,13 +55,16 @@ func Load(ctx context.Context, optFns ...func(*dynamodb.Options)) (Env, error) {
 }
 
 // MustLoad is Load for a Lambda main: a function that cannot read its settings must not start.
-func MustLoad() Env {
-	env, err := Load(context.Background())
+func MustLoad() Env { return Must(Load(context.Background())) }
+
+// Must is v of a Lambda main's start-up step, or, when it failed, the end of the process: a function
+// that cannot set itself up must not start, and says why in its log.
+func Must[T any](v T, err error) T {
 	if err != nil {
 		slog.Error("start-up failed", "error", err.Error())
 		os.Exit(1)
 	}
-	return env
+	return v
 }
 
 // Serve answers the function's API Gateway events with h, which lets browsers on the configured

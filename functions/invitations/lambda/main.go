@@ -2,9 +2,6 @@
 package main
 
 import (
-	"log/slog"
-	"os"
-
 	"github.com/reportingplatform/api/functions/invitations"
 	"github.com/reportingplatform/api/shared/mail"
 	"github.com/reportingplatform/api/shared/service"
@@ -12,10 +9,6 @@ import (
 
 func main() {
 	env := service.MustLoad()
-	mailer, err := mail.FromConfig(env.Config, env.Log, env.Now)
-	if err != nil {
-		slog.Error("start-up failed", "error", err.Error())
-		os.Exit(1)
-	}
+	mailer := service.Must(mail.FromConfig(env.Config, env.Log, env.Now))
 	env.Serve(invitations.New(env.Store, mailer, env.Log, env.Config.InvitationTTL, env.Now))
 }

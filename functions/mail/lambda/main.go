@@ -3,7 +3,6 @@
 package main
 
 import (
-	"log/slog"
 	"os"
 
 	"github.com/aws/aws-lambda-go/lambda"
@@ -15,11 +14,7 @@ import (
 
 func main() {
 	env := service.MustLoad()
-	mailer, err := sharedmail.FromConfig(env.Config, env.Log, env.Now)
-	if err != nil {
-		slog.Error("start-up failed", "error", err.Error())
-		os.Exit(1)
-	}
+	mailer := service.Must(sharedmail.FromConfig(env.Config, env.Log, env.Now))
 	rec := metrics.New(os.Stdout, os.Getenv("AWS_LAMBDA_FUNCTION_NAME"))
 	lambda.Start(mail.New(env.Store, mailer, env.Log, rec, env.Now).Handle)
 }
