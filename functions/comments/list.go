@@ -142,16 +142,15 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if !canRead(caller, count.OrganizationID) {
 		n = 0
 	}
-	read1 := func(plan indexRead) indexResult {
-		if speculative {
-			return collect()
-		}
-		var res indexResult
-		res.refs, res.err = h.store.CommentIndex(r.Context(), plan.query(lq))
-		return res
-	}
 	if continued {
-		return h.continuedPage(w, r, lq, cont, n, key, func() indexResult { return read1(early) })
+		// The continuation's Query: gone out with the session, or sent now that the key checked it.
+		return h.continuedPage(w, r, lq, cont, n, key, func() indexResult {
+			if speculative {
+				return collect()
+			}
+			refs, err := h.store.CommentIndex(r.Context(), early.query(lq))
+			return indexResult{refs, err}
+		})
 	}
 	page, err := lq.page.Resolve(n)
 	if err != nil {
