@@ -11,7 +11,7 @@ FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction D
 # (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
 GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
-.PHONY: run sam-local test seed build bench scale fuzz coldstart load dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
+.PHONY: run sam-local test seed build bench scale fuzz coldstart load reference dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 
 ## run: DynamoDB Local on 127.0.0.1:8000 (data in .local/), the table, the demo data on first start, the API on API_ADDR
 run:
@@ -51,6 +51,11 @@ fuzz:
 #  make run's server (its own, or API_URL's), then the check that no answer hid a write; not part of make test
 load:
 	@CLIENTS="$(CLIENTS)" DURATION="$(DURATION)" SLOW="$(SLOW)" API_URL="$(API_URL)" infra/scripts/load.sh
+
+## reference: the comment list of make run's server against stock DRF on SQLite (infra/drfref, Debian's
+#  packages through apt-get) in the same run; the table goes to docs/PERFORMANCE.md too; not part of make test
+reference:
+	@infra/scripts/reference.sh
 
 ## coldstart: each bootstrap under a Lambda Runtime API stand-in: cold start and warm time against a
 #  hello-world bootstrap, size, peak RSS; the table goes to docs/PERFORMANCE.md too

@@ -1,15 +1,16 @@
 # Sourced by the scripts that need a DynamoDB Local for one run (test.sh, fuzz.sh, coldstart.sh,
-# scale.sh, load.sh):
+# scale.sh, load.sh, reference.sh):
 #
-#   . infra/scripts/with-dynamodb.sh; use_dynamodb_local NAME [PORT]
+#   . infra/scripts/with-dynamodb.sh; use_dynamodb_local NAME [PORT] [DATA_DIR]
 #
-# Uses the DynamoDB DYNAMODB_ENDPOINT names when it is set. Otherwise it starts an in-memory DynamoDB
-# Local of the run's own, stopped when the calling script exits, and exports DYNAMODB_ENDPOINT for it:
-# on PORT when one is given (failing if something already listens there), else on a free port. It
-# never uses a DynamoDB Local that it did not start, so two checkouts' runs at once cannot take each
-# other's away. Its pid and log files under .local/ are named after NAME and this shell's pid.
+# Uses the DynamoDB DYNAMODB_ENDPOINT names when it is set. Otherwise it starts a DynamoDB Local of the
+# run's own, in memory or, given DATA_DIR, on disk there as `make run`'s is, stopped when the calling
+# script exits, and exports DYNAMODB_ENDPOINT for it: on PORT when one is given (failing if something
+# already listens there), else on a free port. It never uses a DynamoDB Local that it did not start, so
+# two checkouts' runs at once cannot take each other's away. Its pid and log files under .local/ are
+# named after NAME and this shell's pid.
 use_dynamodb_local() {
-  local name=$1 port=${2:-} root ddb pidfile logfile status
+  local name=$1 port=${2:-} data=${3:-memory} root ddb pidfile logfile status
   root=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
   ddb="$root/infra/scripts/dynamodb-local.sh"
   if [ -n "${DYNAMODB_ENDPOINT:-}" ]; then
@@ -29,7 +30,7 @@ use_dynamodb_local() {
         "DynamoDB with DYNAMODB_ENDPOINT=http://127.0.0.1:$port to use it." >&2
       return 1
     fi
-    "$ddb" start "$port" memory "$pidfile" "$logfile"
+    "$ddb" start "$port" "$data" "$pidfile" "$logfile"
   else
     # A port that nothing answers on now may be taken before DynamoDB Local binds it (another run
     # choosing at the same moment): start then says so (status 3), and another port is tried.
@@ -39,7 +40,7 @@ use_dynamodb_local() {
       candidate=$((20000 + RANDOM % 12000))
       "$ddb" answers "$candidate" && continue
       status=0
-      "$ddb" start "$candidate" memory "$pidfile" "$logfile" || status=$?
+      "$ddb" start "$candidate" "$data" "$pidfile" "$logfile" || status=$?
       if [ "$status" -eq 0 ]; then port=$candidate; break; fi
       [ "$status" -eq 3 ] || return "$status"
     done

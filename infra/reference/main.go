@@ -1,0 +1,223 @@
+// Command reference is `make reference`: the comment list of this API against a stock Django REST
+// Framework service serving the same demo data (infra/drfref), measured in the same run. It logs in on
+// each side as the same demo user, then sends each request to this API and to the reference in turn,
+// one at a time over kept-alive connections, and after a warm-up records every answer's time. Every
+// answer must be 200 and both sides must answer the same count and the same comment ids in the same
+// order, or the run fails. It knows both sides only by HTTP, so whatever answers the list may change.
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/reportingplatform/api/infra/bench"
+	"github.com/reportingplatform/api/infra/perfdoc"
+)
+
+// request is one list request of the run: its name in the table and its query.
+type request struct {
+	name  string
+	query url.Values
+}
+
+// side is one server of the run, logged in.
+type side struct {
+	name, base, token string
+}
+
+func main() {
+	ours := flag.String("ours", "", "this API's base URL (make run's server), e.g. http://127.0.0.1:3000")
+	ref := flag.String("drf", "", "the stock DRF reference's base URL, e.g. http://127.0.0.1:3014")
+	refDesc := flag.String("drf-desc", "stock DRF", "what the reference is, for the report's heading")
+	oursDesc := flag.String("ours-desc", "this API", "what this API's server is, for the report's heading")
+	fixture := flag.String("fixture", "infra/demo-data/demo.json", "the demo fixture both sides loaded (its users' passwords)")
+	email := flag.String("email", "grace@example.com", "the demo user both sides log in as")
+	contentType := flag.String("content-type", "report", "the commented object's content_type")
+	objectID := flag.String("object-id", "8ae83b59-9621-58f7-ae8c-5a712269c424", "the commented object's id")
+	tag := flag.String("tag", "review", "a tag with comments on that object")
+	rounds := flag.Int("rounds", 400, "measured rounds; each sends every request once to each side")
+	warmup := flag.Int("warmup", 50, "rounds before the measured ones, checked but not recorded")
+	doc := flag.String("doc", "", "also write the report into this document's reference section (docs/PERFORMANCE.md)")
+	flag.Parse()
+	if *ours == "" || *ref == "" {
+		fmt.Fprintln(os.Stderr, "reference: -ours and -drf are required")
+		os.Exit(2)
+	}
+	object := url.Values{"content_type": {*contentType}, "object_id": {*objectID}}
+	requests := []request{
+		{"comments, page 1", object},
+		{"comments, tag=" + *tag, with(object, "tag", *tag)},
+		{"comments, page 2", with(object, "page", "2")},
+	}
+	if err := run(*ours, *ref, *oursDesc, *refDesc, *fixture, *email, requests, *rounds, *warmup, *doc); err != nil {
+		fmt.Fprintln(os.Stderr, "reference:", err)
+		os.Exit(1)
+	}
+}
+
+func with(v url.Values, key, value string) url.Values {
+	out := url.Values{}
+	for k, vs := range v {
+		out[k] = vs
+	}
+	out.Set(key, value)
+	return out
+}
+
+func run(oursURL, refURL, oursDesc, refDesc, fixture, email string, requests []request, rounds, warmup int,
+	doc string) error {
+	password, err := demoPassword(fixture, email)
+	if err != nil {
+		return err
+	}
+	client := &http.Client{Timeout: 30 * time.Second}
+	ours, err := login(client, "ours", oursURL, email, password)
+	if err != nil {
+		return err
+	}
+	ref, err := login(client, "DRF", refURL, email, password)
+	if err != nil {
+		return err
+	}
+	loadBefore := loadAverage()
+	rows := make([]Row, len(requests))
+	for i, r := range requests {
+		rows[i] = Row{Name: r.name, Ours: &bench.Stats{}, Ref: &bench.Stats{}}
+	}
+	start := time.Now()
+	for round := range warmup + rounds {
+		for i, r := range requests {
+			dOurs, pOurs, err := list(client, ours, r.query)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			dRef, pRef, err := list(client, ref, r.query)
+			if err != nil {
+				return fmt.Errorf("%s: %w", r.name, err)
+			}
+			if err := Compare(pOurs, pRef); err != nil {
+				return fmt.Errorf("%s, round %d: the answers differ: ours has %w", r.name, round+1, err)
+			}
+			if len(pOurs.IDs) == 0 {
+				return fmt.Errorf("%s: both sides answered no comments: nothing would be measured", r.name)
+			}
+			if round < warmup {
+				continue
+			}
+			rows[i].Answer = pOurs
+			rows[i].Ours.Add(dOurs, nil)
+			rows[i].Ref.Add(dRef, nil)
+		}
+	}
+	var report bytes.Buffer
+	fmt.Fprintf(&report, "GET /api/v1/comments/?content_type=%s&object_id=%s, as %s on both sides\n",
+		requests[0].query.Get("content_type"), requests[0].query.Get("object_id"), email)
+	fmt.Fprintf(&report, "ours: %s at %s\nDRF:  %s at %s\n", oursDesc, oursURL, refDesc, refURL)
+	fmt.Fprintf(&report, "%d rounds after %d warm-up rounds (took %s), each request to ours then to DRF, one at a time; "+
+		"every answer 200 with the same count and ids on both sides; load average %s before, %s after\n",
+		rounds, warmup, time.Since(start).Round(time.Second), loadBefore, loadAverage())
+	fmt.Fprintln(&report, "times in ms, from sending the request to the end of the body, measured by the client")
+	if err := WriteTable(&report, rows); err != nil {
+		return err
+	}
+	fmt.Print(report.String())
+	if doc != "" {
+		return perfdoc.Write(doc, "reference", time.Now(), report.String())
+	}
+	return nil
+}
+
+// demoPassword is the password the fixture gives the user with that e-mail address.
+func demoPassword(fixture, email string) (string, error) {
+	raw, err := os.ReadFile(fixture)
+	if err != nil {
+		return "", err
+	}
+	var f struct {
+		Users []struct {
+			Email    string `json:"email"`
+			Password string `json:"password"`
+		} `json:"users"`
+	}
+	if err := json.Unmarshal(raw, &f); err != nil {
+		return "", fmt.Errorf("%s: %w", fixture, err)
+	}
+	for _, u := range f.Users {
+		if strings.EqualFold(u.Email, email) {
+			return u.Password, nil
+		}
+	}
+	return "", fmt.Errorf("%s has no user %s", fixture, email)
+}
+
+// login logs in at base and keeps the token: this API answers 201 with the user and its token, DRF's
+// obtain_auth_token 200 with {"token": …}.
+func login(client *http.Client, name, base, email, password string) (side, error) {
+	body, _ := json.Marshal(map[string]string{"username": email, "password": password})
+	resp, err := client.Post(strings.TrimRight(base, "/")+"/api/v1/auth/login/", "application/json", bytes.NewReader(body))
+	if err != nil {
+		return side{}, fmt.Errorf("%s: login: %w", name, err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return side{}, fmt.Errorf("%s: login: %w", name, err)
+	}
+	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
+		return side{}, fmt.Errorf("%s: login answered %d: %.200s", name, resp.StatusCode, raw)
+	}
+	var out struct {
+		Token string `json:"token"`
+	}
+	if err := json.Unmarshal(raw, &out); err != nil || out.Token == "" {
+		return side{}, fmt.Errorf("%s: login answered no token", name)
+	}
+	return side{name: name, base: strings.TrimRight(base, "/"), token: out.Token}, nil
+}
+
+// list sends one list request and times it from the send to the end of the body; the answer is read
+// after the clock stops.
+func list(client *http.Client, s side, query url.Values) (time.Duration, Page, error) {
+	req, err := http.NewRequest(http.MethodGet, s.base+"/api/v1/comments/?"+query.Encode(), nil)
+	if err != nil {
+		return 0, Page{}, err
+	}
+	req.Header.Set("Authorization", "Bearer "+s.token)
+	req.Header.Set("Accept", "application/json")
+	start := time.Now()
+	resp, err := client.Do(req)
+	if err != nil {
+		return 0, Page{}, fmt.Errorf("%s: %w", s.name, err)
+	}
+	raw, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	d := time.Since(start)
+	if err != nil {
+		return 0, Page{}, fmt.Errorf("%s: %w", s.name, err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return 0, Page{}, fmt.Errorf("%s answered %d: %.200s", s.name, resp.StatusCode, raw)
+	}
+	p, err := ParsePage(raw)
+	if err != nil {
+		return 0, Page{}, fmt.Errorf("%s: %w", s.name, err)
+	}
+	return d, p, nil
+}
+
+// loadAverage is the one-minute load average (Linux), or "unknown": a busy machine shows in every time.
+func loadAverage() string {
+	raw, err := os.ReadFile("/proc/loadavg")
+	if fields := strings.Fields(string(raw)); err == nil && len(fields) > 0 {
+		return fields[0]
+	}
+	return "unknown"
+}

@@ -1,0 +1,229 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestParsePageReadsCountAndIDsInOrder(t *testing.T) {
+	t.Parallel()
+	p, err := ParsePage([]byte(`{"count": 45, "next": null, "previous": null,
+		"results": [{"id": "b", "text": "x"}, {"id": "a"}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Count != 45 || strings.Join(p.IDs, ",") != "b,a" {
+		t.Fatalf("ParsePage = %+v, want count 45 and ids b,a", p)
+	}
+}
+
+// TestParsePageRefusesWhatIsNoList: an error body, or an envelope without its count, results or ids,
+// must fail the run rather than compare equal to another such answer.
+func TestParsePageRefusesWhatIsNoList(t *testing.T) {
+	t.Parallel()
+	for _, body := range []string{
+		`{"detail": "Invalid page."}`,
+		`{"results": [{"id": "a"}]}`,
+		`{"count": 1}`,
+		`{"count": 1, "results": [{"text": "no id"}]}`,
+		`[{"id": "a"}]`,
+		`<html>`,
+	} {
+		if p, err := ParsePage([]byte(body)); err == nil {
+			t.Errorf("ParsePage(%s) = %+v, want an error", body, p)
+		}
+	}
+}
+
+func TestCompare(t *testing.T) {
+	t.Parallel()
+	ref := Page{Count: 3, IDs: []string{"a", "b", "c"}}
+	for _, tc := range []struct {
+		ours Page
+		want string // "" for a match
+	}{
+		{Page{Count: 3, IDs: []string{"a", "b", "c"}}, ""},
+		{Page{Count: 4, IDs: []string{"a", "b", "c"}}, "count 4, the reference's 3"},
+		{Page{Count: 3, IDs: []string{"a", "c", "b"}}, "result 2 is c, the reference's b"},
+		{Page{Count: 3, IDs: []string{"a", "b"}}, "2 results, the reference's 3"},
+		{Page{Count: 3}, "0 results, the reference's 3"},
+	} {
+		err := Compare(tc.ours, ref)
+		got := ""
+		if err != nil {
+			got = err.Error()
+		}
+		if got != tc.want {
+			t.Errorf("Compare(%+v, %+v) = %q, want %q", tc.ours, ref, got, tc.want)
+		}
+	}
+}
+
+// standIn is a server answering the harness's requests as either side does: login with a token (status
+// loginStatus), then the list of ids for each query, or 401 without that token.
+func standIn(t *testing.T, loginStatus int, token string, pages func(url.Values) (int, []string)) *httptest.Server {
+	t.Helper()
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case r.Method == http.MethodPost && r.URL.Path == "/api/v1/auth/login/":
+			var in map[string]string
+			if err := json.NewDecoder(r.Body).Decode(&in); err != nil || in["username"] != "grace@example.com" ||
+				in["password"] != "demo-grace" {
+				w.WriteHeader(http.StatusBadRequest)
+				fmt.Fprint(w, `{"non_field_errors": ["Unable to log in with provided credentials."]}`)
+				return
+			}
+			w.WriteHeader(loginStatus)
+			fmt.Fprintf(w, `{"token": %q}`, token)
+		case r.Method == http.MethodGet && r.URL.Path == "/api/v1/comments/":
+			if r.Header.Get("Authorization") != "Bearer "+token {
+				w.WriteHeader(http.StatusUnauthorized)
+				fmt.Fprint(w, `{"detail": "Invalid token."}`)
+				return
+			}
+			count, ids := pages(r.URL.Query())
+			results := make([]map[string]string, len(ids))
+			for i, id := range ids {
+				results[i] = map[string]string{"id": id}
+			}
+			_ = json.NewEncoder(w).Encode(map[string]any{"count": count, "next": nil, "previous": nil, "results": results})
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"detail": "Not found."}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// demoPages answers as both sides should: 45 comments, page 2 from the 21st, 12 by tag.
+func demoPages(q url.Values) (int, []string) {
+	ids := func(from, n int) []string {
+		out := make([]string, n)
+		for i := range out {
+			out[i] = fmt.Sprintf("c%02d", from+i)
+		}
+		return out
+	}
+	switch {
+	case q.Get("tag") == "review":
+		return 12, ids(1, 12)
+	case q.Get("page") == "2":
+		return 45, ids(21, 20)
+	}
+	return 45, ids(1, 20)
+}
+
+func fixtureFile(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "demo.json")
+	if err := os.WriteFile(path, []byte(`{"users": [{"email": "grace@example.com", "password": "demo-grace"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func demoRequests() []request {
+	object := url.Values{"content_type": {"report"}, "object_id": {"8ae83b59-9621-58f7-ae8c-5a712269c424"}}
+	return []request{
+		{"comments, page 1", object},
+		{"comments, tag=review", with(object, "tag", "review")},
+		{"comments, page 2", with(object, "page", "2")},
+	}
+}
+
+// TestRunWritesTheTableWhenBothSidesAgree logs in on a 201 side and a 200 side and writes the report
+// into the document's reference section, one row per request with the answer both gave.
+func TestRunWritesTheTableWhenBothSidesAgree(t *testing.T) {
+	t.Parallel()
+	ours := standIn(t, http.StatusCreated, "ours-token", demoPages)
+	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
+	doc := filepath.Join(t.TempDir(), "PERFORMANCE.md")
+	if err := os.WriteFile(doc, []byte("# Performance\n\nBy hand.\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := run(ours.URL, ref.URL, "ours", "drf", fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(raw)
+	for _, want := range []string{"# Performance\n\nBy hand.\n", "<!-- reference:begin -->", "Measured by `make reference`",
+		"5 rounds after 2 warm-up rounds", "ours/DRF p50", "<!-- reference:end -->"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the document lacks %q:\n%s", want, text)
+		}
+	}
+	for _, row := range []string{"comments, page 1  20 of 45", "comments, tag=review  12 of 12", "comments, page 2  20 of 45"} {
+		if !strings.Contains(text, row) {
+			t.Errorf("the table lacks the row %q:\n%s", row, text)
+		}
+	}
+}
+
+// TestRunFailsOnADifferentAnswer: a side that orders page 2 otherwise fails the run, naming the request
+// and the first difference, and writes no document.
+func TestRunFailsOnADifferentAnswer(t *testing.T) {
+	t.Parallel()
+	ours := standIn(t, http.StatusCreated, "ours-token", func(q url.Values) (int, []string) {
+		count, ids := demoPages(q)
+		if q.Get("page") == "2" {
+			ids[0], ids[1] = ids[1], ids[0]
+		}
+		return count, ids
+	})
+	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
+	doc := filepath.Join(t.TempDir(), "PERFORMANCE.md")
+	err := run(ours.URL, ref.URL, "ours", "drf", fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc)
+	want := "comments, page 2, round 1: the answers differ: ours has result 1 is c22, the reference's c21"
+	if err == nil || err.Error() != want {
+		t.Fatalf("run = %v, want %q", err, want)
+	}
+	if _, err := os.Stat(doc); !os.IsNotExist(err) {
+		t.Fatalf("a failed run wrote %s (stat: %v)", doc, err)
+	}
+}
+
+// TestRunFailsOnAnErrorStatus: a side that answers 401 fails the run with its status and body.
+func TestRunFailsOnAnErrorStatus(t *testing.T) {
+	t.Parallel()
+	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
+	// Logged in at the reference, the harness sends that token to a server that knows another one.
+	other := standIn(t, http.StatusOK, "another-token", demoPages)
+	s, err := login(http.DefaultClient, "DRF", ref.URL, "grace@example.com", "demo-grace")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.base = other.URL
+	_, _, err = list(http.DefaultClient, s, demoRequests()[0].query)
+	want := `DRF answered 401: {"detail": "Invalid token."}`
+	if err == nil || err.Error() != want {
+		t.Fatalf("list = %v, want %q", err, want)
+	}
+}
+
+// TestRunFailsWhenALoginFails: a side that refuses the fixture's password fails the run before any list.
+func TestRunFailsWhenALoginFails(t *testing.T) {
+	t.Parallel()
+	ours := standIn(t, http.StatusCreated, "ours-token", demoPages)
+	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
+	fixture := filepath.Join(t.TempDir(), "demo.json")
+	if err := os.WriteFile(fixture, []byte(`{"users": [{"email": "grace@example.com", "password": "wrong"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	err := run(ours.URL, ref.URL, "ours", "drf", fixture, "grace@example.com", demoRequests(), 5, 2, "")
+	want := `ours: login answered 400: {"non_field_errors": ["Unable to log in with provided credentials."]}`
+	if err == nil || err.Error() != want {
+		t.Fatalf("run = %v, want %q", err, want)
+	}
+}
