@@ -61,11 +61,12 @@ api=$!
   --bind "127.0.0.1:$drf_port" drfref.wsgi) >"$work/drf.log" 2>&1 &
 drf=$!
 # Replaces use_dynamodb_local's trap: the servers first, then the DynamoDB Local (its pid file is named
-# after this shell's pid). Each step may fail (a server that never started) without skipping the next:
-# errexit holds in a trap too.
+# after this shell's pid); after a failure, the end of each server's log. Each step may fail (a server
+# that never started) without skipping the next: errexit holds in a trap too.
 # shellcheck disable=SC2064 # expand now
-trap "kill -- -$api 2>/dev/null || true; kill $drf 2>/dev/null || true; wait $api $drf 2>/dev/null || true
-  '$root/infra/scripts/dynamodb-local.sh' stop '$root/.local/run/reference-dynamodb-$$.pid'" EXIT
+trap "status=\$?; kill -- -$api 2>/dev/null || true; kill $drf 2>/dev/null || true; wait $api $drf 2>/dev/null || true
+  '$root/infra/scripts/dynamodb-local.sh' stop '$root/.local/run/reference-dynamodb-$$.pid'
+  if [ \$status -ne 0 ]; then for f in '$work/api.log' '$work/drf.log'; do echo \"--- \$f\" >&2; tail -n 15 \"\$f\" >&2; done; fi" EXIT
 
 until grep -q '^Ctrl-C stops the server' "$work/api.log"; do
   if ! kill -0 "$api" 2>/dev/null; then echo "reference: make run's server did not start; its log:" >&2; cat "$work/api.log" >&2; exit 1; fi
