@@ -1,9 +1,10 @@
 // Command reference is `make reference`: the comment list of this API against a stock Django REST
-// Framework service serving the same demo data (infra/drfref), measured in the same run. It logs in on
-// each side as the same demo user, then sends each request to this API and to the reference in turn,
-// one at a time over kept-alive connections, and after a warm-up records every answer's time. Every
-// answer must be 200 and both sides must answer the same count and the same comment ids in the same
-// order, or the run fails. It knows both sides only by HTTP, so whatever answers the list may change.
+// Framework service serving the same demo data (infra/drfref), on SQLite and, when given, on
+// PostgreSQL, measured in the same run. It logs in on each server as the same demo user, then sends each
+// request to this API and to each reference in turn, one at a time over kept-alive connections, and after
+// a warm-up records every answer's time. Every answer must be 200 and every server must answer the same
+// count and the same comment ids in the same order as this API, or the run fails. It knows the servers
+// only by HTTP, so whatever answers the list may change.
 package main
 
 import (
@@ -28,28 +29,40 @@ type request struct {
 	query url.Values
 }
 
-// side is one server of the run, logged in.
-type side struct {
-	name, base, token string
+// server is one side of the run: its name in the table, its base URL and what it is.
+type server struct {
+	name, base, desc string
+}
+
+// session is a server logged in.
+type session struct {
+	server
+	token string
 }
 
 func main() {
 	ours := flag.String("ours", "", "this API's base URL (make run's server), e.g. http://127.0.0.1:3000")
-	ref := flag.String("drf", "", "the stock DRF reference's base URL, e.g. http://127.0.0.1:3014")
-	refDesc := flag.String("drf-desc", "stock DRF", "what the reference is, for the report's heading")
 	oursDesc := flag.String("ours-desc", "this API", "what this API's server is, for the report's heading")
-	fixture := flag.String("fixture", "infra/demo-data/demo.json", "the demo fixture both sides loaded (its users' passwords)")
-	email := flag.String("email", "grace@example.com", "the demo user both sides log in as")
+	sqlite := flag.String("drf", "", "the stock DRF reference on SQLite: its base URL")
+	sqliteDesc := flag.String("drf-desc", "stock DRF on SQLite", "what that reference is, for the report's heading")
+	pg := flag.String("drf-pg", "", "the same reference on PostgreSQL: its base URL (optional)")
+	pgDesc := flag.String("drf-pg-desc", "stock DRF on PostgreSQL", "what that reference is, for the report's heading")
+	fixture := flag.String("fixture", "infra/demo-data/demo.json", "the demo fixture every server loaded (its users' passwords)")
+	email := flag.String("email", "grace@example.com", "the demo user every server is logged in as")
 	contentType := flag.String("content-type", "report", "the commented object's content_type")
 	objectID := flag.String("object-id", "8ae83b59-9621-58f7-ae8c-5a712269c424", "the commented object's id")
 	tag := flag.String("tag", "review", "a tag with comments on that object")
-	rounds := flag.Int("rounds", 400, "measured rounds; each sends every request once to each side")
+	rounds := flag.Int("rounds", 400, "measured rounds; each sends every request once to each server")
 	warmup := flag.Int("warmup", 50, "rounds before the measured ones, checked but not recorded")
 	doc := flag.String("doc", "", "also write the report into this document's reference section (docs/PERFORMANCE.md)")
 	flag.Parse()
-	if *ours == "" || *ref == "" {
+	if *ours == "" || *sqlite == "" {
 		fmt.Fprintln(os.Stderr, "reference: -ours and -drf are required")
 		os.Exit(2)
+	}
+	servers := []server{{"ours", *ours, *oursDesc}, {"DRF + SQLite", *sqlite, *sqliteDesc}}
+	if *pg != "" {
+		servers = append(servers, server{"DRF + PostgreSQL", *pg, *pgDesc})
 	}
 	object := url.Values{"content_type": {*contentType}, "object_id": {*objectID}}
 	requests := []request{
@@ -57,7 +70,7 @@ func main() {
 		{"comments, tag=" + *tag, with(object, "tag", *tag)},
 		{"comments, page 2", with(object, "page", "2")},
 	}
-	if err := run(*ours, *ref, *oursDesc, *refDesc, *fixture, *email, requests, *rounds, *warmup, *doc); err != nil {
+	if err := run(servers, *fixture, *email, requests, *rounds, *warmup, *doc); err != nil {
 		fmt.Fprintln(os.Stderr, "reference:", err)
 		os.Exit(1)
 	}
@@ -72,60 +85,68 @@ func with(v url.Values, key, value string) url.Values {
 	return out
 }
 
-func run(oursURL, refURL, oursDesc, refDesc, fixture, email string, requests []request, rounds, warmup int,
-	doc string) error {
+// run measures requests on servers (this API first) and prints the report, also into doc when given.
+func run(servers []server, fixture, email string, requests []request, rounds, warmup int, doc string) error {
 	password, err := demoPassword(fixture, email)
 	if err != nil {
 		return err
 	}
 	client := &http.Client{Timeout: 30 * time.Second}
-	ours, err := login(client, "ours", oursURL, email, password)
-	if err != nil {
-		return err
-	}
-	ref, err := login(client, "DRF", refURL, email, password)
-	if err != nil {
-		return err
+	sessions := make([]session, len(servers))
+	for i, s := range servers {
+		if sessions[i], err = login(client, s, email, password); err != nil {
+			return err
+		}
 	}
 	loadBefore := loadAverage()
 	rows := make([]Row, len(requests))
 	for i, r := range requests {
-		rows[i] = Row{Name: r.name, Ours: &bench.Stats{}, Ref: &bench.Stats{}}
+		rows[i] = Row{Name: r.name, Stats: make([]*bench.Stats, len(servers))}
+		for j := range servers {
+			rows[i].Stats[j] = &bench.Stats{}
+		}
 	}
 	start := time.Now()
+	times := make([]time.Duration, len(servers))
+	pages := make([]Page, len(servers))
 	for round := range warmup + rounds {
 		for i, r := range requests {
-			dOurs, pOurs, err := list(client, ours, r.query)
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.name, err)
+			for j, s := range sessions {
+				if times[j], pages[j], err = list(client, s, r.query); err != nil {
+					return fmt.Errorf("%s: %w", r.name, err)
+				}
 			}
-			dRef, pRef, err := list(client, ref, r.query)
-			if err != nil {
-				return fmt.Errorf("%s: %w", r.name, err)
+			if len(pages[0].IDs) == 0 {
+				return fmt.Errorf("%s: %s answered no comments: nothing would be measured", r.name, servers[0].name)
 			}
-			if err := Compare(pOurs, pRef); err != nil {
-				return fmt.Errorf("%s, round %d: the answers differ: ours has %w", r.name, round+1, err)
-			}
-			if len(pOurs.IDs) == 0 {
-				return fmt.Errorf("%s: both sides answered no comments: nothing would be measured", r.name)
+			for j := 1; j < len(servers); j++ {
+				if err := Compare(pages[0], pages[j]); err != nil {
+					return fmt.Errorf("%s, round %d: %s and %s differ: %s has %w", r.name, round+1, servers[0].name,
+						servers[j].name, servers[0].name, err)
+				}
 			}
 			if round < warmup {
 				continue
 			}
-			rows[i].Answer = pOurs
-			rows[i].Ours.Add(dOurs, nil)
-			rows[i].Ref.Add(dRef, nil)
+			rows[i].Answer = pages[0]
+			for j := range servers {
+				rows[i].Stats[j].Add(times[j], nil)
+			}
 		}
 	}
 	var report bytes.Buffer
-	fmt.Fprintf(&report, "GET /api/v1/comments/?content_type=%s&object_id=%s, as %s on both sides\n",
+	fmt.Fprintf(&report, "GET /api/v1/comments/?content_type=%s&object_id=%s, as %s on every server\n",
 		requests[0].query.Get("content_type"), requests[0].query.Get("object_id"), email)
-	fmt.Fprintf(&report, "ours: %s at %s\nDRF:  %s at %s\n", oursDesc, oursURL, refDesc, refURL)
-	fmt.Fprintf(&report, "%d rounds after %d warm-up rounds (took %s), each request to ours then to DRF, one at a time; "+
-		"every answer 200 with the same count and ids on both sides; load average %s before, %s after\n",
-		rounds, warmup, time.Since(start).Round(time.Second), loadBefore, loadAverage())
+	names := make([]string, len(servers))
+	for i, s := range servers {
+		names[i] = s.name
+		fmt.Fprintf(&report, "%s: %s at %s\n", s.name, s.desc, s.base)
+	}
+	fmt.Fprintf(&report, "%d rounds after %d warm-up rounds (took %s), each request to %s in turn, one at a time; "+
+		"every answer 200 with the same count and ids everywhere; load average %s before, %s after\n",
+		rounds, warmup, time.Since(start).Round(time.Second), strings.Join(names, ", "), loadBefore, loadAverage())
 	fmt.Fprintln(&report, "times in ms, from sending the request to the end of the body, measured by the client")
-	if err := WriteTable(&report, rows); err != nil {
+	if err := WriteTable(&report, names, rows); err != nil {
 		return err
 	}
 	fmt.Print(report.String())
@@ -158,34 +179,35 @@ func demoPassword(fixture, email string) (string, error) {
 	return "", fmt.Errorf("%s has no user %s", fixture, email)
 }
 
-// login logs in at base and keeps the token: this API answers 201 with the user and its token, DRF's
+// login logs in at s and keeps the token: this API answers 201 with the user and its token, DRF's
 // obtain_auth_token 200 with {"token": …}.
-func login(client *http.Client, name, base, email, password string) (side, error) {
+func login(client *http.Client, s server, email, password string) (session, error) {
+	s.base = strings.TrimRight(s.base, "/")
 	body, _ := json.Marshal(map[string]string{"username": email, "password": password})
-	resp, err := client.Post(strings.TrimRight(base, "/")+"/api/v1/auth/login/", "application/json", bytes.NewReader(body))
+	resp, err := client.Post(s.base+"/api/v1/auth/login/", "application/json", bytes.NewReader(body))
 	if err != nil {
-		return side{}, fmt.Errorf("%s: login: %w", name, err)
+		return session{}, fmt.Errorf("%s: login: %w", s.name, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(resp.Body)
 	if err != nil {
-		return side{}, fmt.Errorf("%s: login: %w", name, err)
+		return session{}, fmt.Errorf("%s: login: %w", s.name, err)
 	}
 	if resp.StatusCode != http.StatusOK && resp.StatusCode != http.StatusCreated {
-		return side{}, fmt.Errorf("%s: login answered %d: %.200s", name, resp.StatusCode, raw)
+		return session{}, fmt.Errorf("%s: login answered %d: %.200s", s.name, resp.StatusCode, raw)
 	}
 	var out struct {
 		Token string `json:"token"`
 	}
 	if err := json.Unmarshal(raw, &out); err != nil || out.Token == "" {
-		return side{}, fmt.Errorf("%s: login answered no token", name)
+		return session{}, fmt.Errorf("%s: login answered no token", s.name)
 	}
-	return side{name: name, base: strings.TrimRight(base, "/"), token: out.Token}, nil
+	return session{server: s, token: out.Token}, nil
 }
 
 // list sends one list request and times it from the send to the end of the body; the answer is read
 // after the clock stops.
-func list(client *http.Client, s side, query url.Values) (time.Duration, Page, error) {
+func list(client *http.Client, s session, query url.Values) (time.Duration, Page, error) {
 	req, err := http.NewRequest(http.MethodGet, s.base+"/api/v1/comments/?"+query.Encode(), nil)
 	if err != nil {
 		return 0, Page{}, err

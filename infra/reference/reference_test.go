@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 )
@@ -140,17 +141,25 @@ func demoRequests() []request {
 	}
 }
 
-// TestRunWritesTheTableWhenBothSidesAgree logs in on a 201 side and a 200 side and writes the report
-// into the document's reference section, one row per request with the answer both gave.
-func TestRunWritesTheTableWhenBothSidesAgree(t *testing.T) {
+// servers are this API's stand-in (login 201) and two references' (login 200), as make reference has them.
+func servers(t *testing.T, ours func(url.Values) (int, []string)) []server {
+	return []server{
+		{"ours", standIn(t, http.StatusCreated, "ours-token", ours).URL, "the API"},
+		{"DRF + SQLite", standIn(t, http.StatusOK, "sqlite-token", demoPages).URL, "DRF on SQLite"},
+		{"DRF + PostgreSQL", standIn(t, http.StatusOK, "pg-token", demoPages).URL, "DRF on PostgreSQL"},
+	}
+}
+
+// TestRunWritesTheTableWhenAllAgree logs in on a 201 server and two 200 servers and writes the report
+// into the document's reference section: per request the answer all gave, a line per server, and on each
+// reference's line the ratio.
+func TestRunWritesTheTableWhenAllAgree(t *testing.T) {
 	t.Parallel()
-	ours := standIn(t, http.StatusCreated, "ours-token", demoPages)
-	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
 	doc := filepath.Join(t.TempDir(), "PERFORMANCE.md")
 	if err := os.WriteFile(doc, []byte("# Performance\n\nBy hand.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(ours.URL, ref.URL, "ours", "drf", fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc); err != nil {
+	if err := run(servers(t, demoPages), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(doc)
@@ -159,33 +168,40 @@ func TestRunWritesTheTableWhenBothSidesAgree(t *testing.T) {
 	}
 	text := string(raw)
 	for _, want := range []string{"# Performance\n\nBy hand.\n", "<!-- reference:begin -->", "Measured by `make reference`",
-		"5 rounds after 2 warm-up rounds", "ours/DRF p50", "<!-- reference:end -->"} {
+		"DRF + PostgreSQL: DRF on PostgreSQL at http://127.0.0.1:", "5 rounds after 2 warm-up rounds",
+		"to ours, DRF + SQLite, DRF + PostgreSQL in turn", "ours/server p50", "<!-- reference:end -->"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the document lacks %q:\n%s", want, text)
 		}
 	}
-	for _, row := range []string{"comments, page 1  20 of 45", "comments, tag=review  12 of 12", "comments, page 2  20 of 45"} {
-		if !strings.Contains(text, row) {
-			t.Errorf("the table lacks the row %q:\n%s", row, text)
+	for _, row := range []string{`comments, page 1 +20 of 45 +ours +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n`,
+		`comments, tag=review +12 of 12 +ours +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n`,
+		`comments, page 2 +20 of 45 +ours +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+\n`} {
+		if !regexp.MustCompile(row).MatchString(text) {
+			t.Errorf("the table lacks a row like %q:\n%s", row, text)
 		}
+	}
+	// Each request has a line per reference after this API's, with the ratio at its end.
+	reference := regexp.MustCompile(`(?m)^ +DRF \+ (SQLite|PostgreSQL) +([0-9]+\.[0-9]{2} +){4} [0-9]+\.[0-9]{2}$`)
+	if got := reference.FindAllString(text, -1); len(got) != 6 {
+		t.Errorf("want 6 reference lines with a ratio, got %d:\n%s", len(got), text)
 	}
 }
 
-// TestRunFailsOnADifferentAnswer: a side that orders page 2 otherwise fails the run, naming the request
-// and the first difference, and writes no document.
+// TestRunFailsOnADifferentAnswer: a server that orders page 2 otherwise fails the run, naming the
+// request and the first difference, and writes no document.
 func TestRunFailsOnADifferentAnswer(t *testing.T) {
 	t.Parallel()
-	ours := standIn(t, http.StatusCreated, "ours-token", func(q url.Values) (int, []string) {
+	swapped := func(q url.Values) (int, []string) {
 		count, ids := demoPages(q)
 		if q.Get("page") == "2" {
 			ids[0], ids[1] = ids[1], ids[0]
 		}
 		return count, ids
-	})
-	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
+	}
 	doc := filepath.Join(t.TempDir(), "PERFORMANCE.md")
-	err := run(ours.URL, ref.URL, "ours", "drf", fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc)
-	want := "comments, page 2, round 1: the answers differ: ours has result 1 is c22, the reference's c21"
+	err := run(servers(t, swapped), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc)
+	want := "comments, page 2, round 1: ours and DRF + SQLite differ: ours has result 1 is c22, the reference's c21"
 	if err == nil || err.Error() != want {
 		t.Fatalf("run = %v, want %q", err, want)
 	}
@@ -194,34 +210,32 @@ func TestRunFailsOnADifferentAnswer(t *testing.T) {
 	}
 }
 
-// TestRunFailsOnAnErrorStatus: a side that answers 401 fails the run with its status and body.
+// TestRunFailsOnAnErrorStatus: a server that answers 401 fails the run with its status and body.
 func TestRunFailsOnAnErrorStatus(t *testing.T) {
 	t.Parallel()
 	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
 	// Logged in at the reference, the harness sends that token to a server that knows another one.
 	other := standIn(t, http.StatusOK, "another-token", demoPages)
-	s, err := login(http.DefaultClient, "DRF", ref.URL, "grace@example.com", "demo-grace")
+	s, err := login(http.DefaultClient, server{name: "DRF + SQLite", base: ref.URL}, "grace@example.com", "demo-grace")
 	if err != nil {
 		t.Fatal(err)
 	}
 	s.base = other.URL
 	_, _, err = list(http.DefaultClient, s, demoRequests()[0].query)
-	want := `DRF answered 401: {"detail": "Invalid token."}`
+	want := `DRF + SQLite answered 401: {"detail": "Invalid token."}`
 	if err == nil || err.Error() != want {
 		t.Fatalf("list = %v, want %q", err, want)
 	}
 }
 
-// TestRunFailsWhenALoginFails: a side that refuses the fixture's password fails the run before any list.
+// TestRunFailsWhenALoginFails: a server that refuses the fixture's password fails the run before any list.
 func TestRunFailsWhenALoginFails(t *testing.T) {
 	t.Parallel()
-	ours := standIn(t, http.StatusCreated, "ours-token", demoPages)
-	ref := standIn(t, http.StatusOK, "drf-token", demoPages)
 	fixture := filepath.Join(t.TempDir(), "demo.json")
 	if err := os.WriteFile(fixture, []byte(`{"users": [{"email": "grace@example.com", "password": "wrong"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := run(ours.URL, ref.URL, "ours", "drf", fixture, "grace@example.com", demoRequests(), 5, 2, "")
+	err := run(servers(t, demoPages), fixture, "grace@example.com", demoRequests(), 5, 2, "")
 	want := `ours: login answered 400: {"non_field_errors": ["Unable to log in with provided credentials."]}`
 	if err == nil || err.Error() != want {
 		t.Fatalf("run = %v, want %q", err, want)

@@ -1,5 +1,5 @@
 """Settings of the stock DRF reference: what `django-admin startproject` writes, trimmed to the apps the
-comment list needs, with DEBUG off and the database file DRFREF_DB names (make reference makes it)."""
+comment list needs, with DEBUG off and the database make reference makes (below)."""
 import os
 from pathlib import Path
 
@@ -49,12 +49,27 @@ TEMPLATES = [
     },
 ]
 
-DATABASES = {
-    "default": {
-        "ENGINE": "django.db.backends.sqlite3",
-        "NAME": os.environ.get("DRFREF_DB", str(BASE_DIR / "db.sqlite3")),
+# SQLite in the file DRFREF_DB names; PostgreSQL instead when DRFREF_PG_HOST names its socket directory.
+# Persistent connections (CONN_MAX_AGE), as Django's deployment checklist advises: without, every request
+# opens its database connection, a new server process on PostgreSQL.
+if os.environ.get("DRFREF_PG_HOST"):
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.postgresql",
+            "HOST": os.environ["DRFREF_PG_HOST"],
+            "NAME": os.environ.get("DRFREF_PG_NAME", "drfref"),
+            "USER": os.environ.get("DRFREF_PG_USER", "postgres"),
+            "CONN_MAX_AGE": 60,
+        }
     }
-}
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("DRFREF_DB", str(BASE_DIR / "db.sqlite3")),
+            "CONN_MAX_AGE": 60,
+        }
+    }
 
 AUTH_USER_MODEL = "comments.User"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
