@@ -143,7 +143,7 @@ stack=$("$py" -c 'import django, rest_framework, django_filters, gunicorn
 print("Django %s, DRF %s, django-filter %s, gunicorn %s" % (django.get_version(), rest_framework.VERSION,
   django_filters.__version__, gunicorn.__version__))')
 sqlite_version=$("$py" -c 'import sqlite3; print(sqlite3.sqlite_version)')
-served="gunicorn sync workers: $workers, DEBUG off"
+served="sync workers: $workers, DEBUG off"
 if [ "$postgres" = 1 ]; then
   pg_version=$(as_postgres "$(pg_bin)/postgres" --version | awk '{print $3}')
   pg_flags+=(-drf-pg-desc "stock DRF (infra/drfref): $stack, $served; PostgreSQL $pg_version on a Unix socket, psycopg2")
