@@ -70,7 +70,7 @@ func main() {
 		{"comments, tag=" + *tag, with(object, "tag", *tag)},
 		{"comments, page 2", with(object, "page", "2")},
 	}
-	if err := run(servers, *fixture, *email, requests, *rounds, *warmup, *doc); err != nil {
+	if err := run(os.Stdout, servers, *fixture, *email, requests, *rounds, *warmup, *doc); err != nil {
 		fmt.Fprintln(os.Stderr, "reference:", err)
 		os.Exit(1)
 	}
@@ -85,8 +85,9 @@ func with(v url.Values, key, value string) url.Values {
 	return out
 }
 
-// run measures requests on servers (this API first) and prints the report, also into doc when given.
-func run(servers []server, fixture, email string, requests []request, rounds, warmup int, doc string) error {
+// run measures requests on servers (this API first) and prints the report to out, also into doc when given.
+func run(out io.Writer, servers []server, fixture, email string, requests []request, rounds, warmup int,
+	doc string) error {
 	password, err := demoPassword(fixture, email)
 	if err != nil {
 		return err
@@ -149,7 +150,9 @@ func run(servers []server, fixture, email string, requests []request, rounds, wa
 	if err := WriteTable(&report, names, rows); err != nil {
 		return err
 	}
-	fmt.Print(report.String())
+	if _, err := out.Write(report.Bytes()); err != nil {
+		return err
+	}
 	if doc != "" {
 		return perfdoc.Write(doc, "reference", time.Now(), report.String())
 	}

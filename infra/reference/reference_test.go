@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -159,7 +160,8 @@ func TestRunWritesTheTableWhenAllAgree(t *testing.T) {
 	if err := os.WriteFile(doc, []byte("# Performance\n\nBy hand.\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if err := run(servers(t, demoPages), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc); err != nil {
+	var printed strings.Builder
+	if err := run(&printed, servers(t, demoPages), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc); err != nil {
 		t.Fatal(err)
 	}
 	raw, err := os.ReadFile(doc)
@@ -167,6 +169,9 @@ func TestRunWritesTheTableWhenAllAgree(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := string(raw)
+	if printed.Len() == 0 || !strings.Contains(text, "```text\n"+printed.String()) {
+		t.Errorf("the document does not hold what was printed:\n%s\nprinted:\n%s", text, printed.String())
+	}
 	for _, want := range []string{"# Performance\n\nBy hand.\n", "<!-- reference:begin -->", "Measured by `make reference`",
 		"DRF + PostgreSQL: DRF on PostgreSQL at http://127.0.0.1:", "5 rounds after 2 warm-up rounds",
 		"to ours, DRF + SQLite, DRF + PostgreSQL in turn", "ours/server p50", "<!-- reference:end -->"} {
@@ -200,7 +205,7 @@ func TestRunFailsOnADifferentAnswer(t *testing.T) {
 		return count, ids
 	}
 	doc := filepath.Join(t.TempDir(), "PERFORMANCE.md")
-	err := run(servers(t, swapped), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc)
+	err := run(io.Discard, servers(t, swapped), fixtureFile(t), "grace@example.com", demoRequests(), 5, 2, doc)
 	want := "comments, page 2, round 1: ours and DRF + SQLite differ: ours has result 1 is c22, the reference's c21"
 	if err == nil || err.Error() != want {
 		t.Fatalf("run = %v, want %q", err, want)
@@ -235,7 +240,7 @@ func TestRunFailsWhenALoginFails(t *testing.T) {
 	if err := os.WriteFile(fixture, []byte(`{"users": [{"email": "grace@example.com", "password": "wrong"}]}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	err := run(servers(t, demoPages), fixture, "grace@example.com", demoRequests(), 5, 2, "")
+	err := run(io.Discard, servers(t, demoPages), fixture, "grace@example.com", demoRequests(), 5, 2, "")
 	want := `ours: login answered 400: {"non_field_errors": ["Unable to log in with provided credentials."]}`
 	if err == nil || err.Error() != want {
 		t.Fatalf("run = %v, want %q", err, want)
