@@ -151,7 +151,7 @@ var pageProjection = projectionOf(attrPK, attrSK, "id", "org_id", "commenter_id"
 	"text", "parent_id", "created_at", "updated_at", "replies", "version", "email", "first_name", "last_name")
 
 // shownProjection is what a page reads of GSI6's entries: what a comment's read shape shows but its
-// object, which is the partition's.
+// object id, which is the partition's.
 var shownProjection = projectionOf(gsi6Projected...)
 
 // CommentPage reads a page in one round trip. Without a tag: the range of GSI6 that q.Refs span (one
@@ -209,8 +209,10 @@ func (s *Store) CommentPage(ctx context.Context,
 }
 
 // shownRange puts into found the comments GSI6 holds between the first and the last of refs (all of
-// object's, listed by GSI1 with the same keys): one Query call of at most len(refs) entries, so that
-// comments written into the range since refs were listed cannot make it read on.
+// object's, listed by GSI1, whose sort key GSI6 shares): one Query call of at most len(refs) entries,
+// so that comments written into the range since refs were listed cannot make it read on. GSI6's
+// partition is the object id alone: a comment on an object of another content type with the same id
+// is skipped (one that took a ref's place under the Limit leaves that ref to be read by key).
 func (s *Store) shownRange(ctx context.Context, object domain.CommentObject, refs []domain.CommentRef,
 	found map[string]domain.Comment) error {
 	from, to := commentSortKey(refs[0].CreatedAt, refs[0].ID), commentSortKey(refs[0].CreatedAt, refs[0].ID)
@@ -218,14 +220,17 @@ func (s *Store) shownRange(ctx context.Context, object domain.CommentObject, ref
 		sk := commentSortKey(r.CreatedAt, r.ID)
 		from, to = min(from, sk), max(to, sk)
 	}
-	partition := commentIndexKey(object.ContentType, object.ObjectID, zeroTime, "").PK
-	_, err := s.queryPartition(ctx, partitionQuery{index: indexGSI6, pkAttr: attrGSI1PK, skAttr: attrGSI1SK,
-		partition: partition, low: from, high: to, limit: len(refs), onePage: true, projection: &shownProjection},
+	_, err := s.queryPartition(ctx, partitionQuery{index: indexGSI6, pkAttr: attrObjectID, skAttr: attrGSI1SK,
+		partition: commentShownPartition(object.ObjectID), low: from, high: to, limit: len(refs), onePage: true,
+		projection: &shownProjection},
 		func(item map[string]types.AttributeValue) error {
 			c, err := decodeComment(item)
-			c.ContentType, c.ObjectID = object.ContentType, object.ObjectID
+			if err != nil || c.ContentType != object.ContentType {
+				return err
+			}
+			c.ObjectID = object.ObjectID
 			found[c.ID] = c
-			return err
+			return nil
 		})
 	return err
 }
