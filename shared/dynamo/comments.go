@@ -158,7 +158,8 @@ var shownProjection = projectionOf(gsi6Projected...)
 // Query call) beside the commenters q.Known does not hold. With a tag (GSI2 has no such twin, and the
 // tag's comments are spread among the object's others in GSI6): the comments and commenters by key, in
 // one BatchGetItem. A comment the Query did not return (moved or deleted since GSI1 listed it, not in
-// GSI6 yet, or past the Query's 1 MB) is read by key after it: a round trip more, only then.
+// GSI6 yet, past the Query's 1 MB, or displaced under its Limit by comments on an object of another
+// content type with the same id) is read by key after it: a round trip more, only then.
 func (s *Store) CommentPage(ctx context.Context,
 	q domain.CommentPageRead) ([]domain.Comment, map[string]domain.User, error) {
 	users := make(map[string]domain.User, len(q.Known)+1)
