@@ -161,6 +161,17 @@ func list(count int, next, previous *string, results ...map[string]any) string {
 
 func str(s string) *string { return &s }
 
+// taggedWith is the comments of cs with tag, in cs's order.
+func taggedWith(cs []fixture.Comment, tag string) []fixture.Comment {
+	var out []fixture.Comment
+	for _, c := range cs {
+		if c.Tag != nil && *c.Tag == tag {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // listPath is the list URL for an object with extra query parameters.
 func listPath(contentType, objectID string, extra ...string) string {
 	q := "content_type=" + contentType + "&object_id=" + objectID

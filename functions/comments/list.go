@@ -67,8 +67,8 @@ func readListQuery(q url.Values) (listQuery, error) {
 // list is GET /api/v1/comments/. Round trips: the caller's session with the object's counter (count
 // and owner), in parallel with a Query of the comment index for the entries up to the page when they
 // are no more than a first page may read (speculativeRead; a deeper page's Query waits for both: one
-// round trip more, and one more again for a page that deepPage finds by the counts by time); then one
-// BatchGetItem of the page's comments and commenters. The count decides
+// round trip more, and one more again for a page that deepPage finds by the counts by time); then the
+// page's comments and commenters (page: one round trip). The count decides
 // visibility (another organization's object lists as empty) and the page's validity before the page
 // itself is read. A page asked for by a link's continuation (SPEC §6, §11) reads its size + 1 entries
 // from the link's position instead, with the session when the continuation checks out with the key the
@@ -144,7 +144,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	if continued {
 		// The continuation's Query: gone out with the session, or sent now that the key checked it.
-		return h.continuedPage(w, r, lq, cont, n, key, func() indexResult {
+		return h.continuedPage(w, r, lq, caller, cont, n, key, func() indexResult {
 			if speculative {
 				return collect()
 			}
@@ -168,7 +168,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if results, positions, err = h.page(r.Context(), lq, refs); err != nil {
+		if results, positions, err = h.page(r.Context(), lq, caller, refs); err != nil {
 			return err
 		}
 	}
@@ -180,8 +180,8 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 // Size entries past c's position, which index decides (its Size + 1st entry says whether more follow).
 // A list that counts nothing for the caller (empty, or another organization's) reads nothing: an empty
 // page, never a 404, whatever page number the walk had reached.
-func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery, c httpapi.Continuation, n int,
-	key []byte, index func() indexResult) error {
+func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery, caller domain.User,
+	c httpapi.Continuation, n int, key []byte, index func() indexResult) error {
 	var refs []domain.CommentRef
 	if n > 0 {
 		res := index()
@@ -196,7 +196,7 @@ func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQ
 		refs = slices.Clone(refs)
 		slices.Reverse(refs)
 	}
-	results, positions, err := h.page(r.Context(), lq, refs)
+	results, positions, err := h.page(r.Context(), lq, caller, refs)
 	if err != nil {
 		return err
 	}
@@ -218,11 +218,14 @@ func (h *handler) readIndex(ctx context.Context, lq listQuery, plan indexRead) <
 	return ch
 }
 
-// page reads the comments and commenters refs name and renders them, with each one's position in the
-// index (for the page's links). A comment that left the object or the tag since the (eventually
-// consistent) index listed it is dropped rather than shown under the wrong object.
-func (h *handler) page(ctx context.Context, lq listQuery, refs []domain.CommentRef) ([]commentJSON, []string, error) {
-	comments, users, err := h.store.CommentPage(ctx, refs)
+// page reads the comments and commenters refs name (in one round trip; the caller, a commenter of most
+// pages they read, is known from the session) and renders them, with each one's position in the index
+// (for the page's links). A comment that left the object or the tag since the (eventually consistent)
+// index listed it is dropped rather than shown under the wrong object.
+func (h *handler) page(ctx context.Context, lq listQuery, caller domain.User,
+	refs []domain.CommentRef) ([]commentJSON, []string, error) {
+	comments, users, err := h.store.CommentPage(ctx,
+		domain.CommentPageRead{Object: lq.object, Tag: lq.tag, Refs: refs, Known: []domain.User{caller}})
 	if err != nil {
 		return nil, nil, err
 	}

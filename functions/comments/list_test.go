@@ -72,12 +72,7 @@ func TestListOrderingAndTagFilter(t *testing.T) {
 	all := []fixture.Comment{c0, c1, c2, c3, c4, c5}
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
-	var reviewed []fixture.Comment
-	for _, c := range all {
-		if c.Tag != nil && *c.Tag == "review" {
-			reviewed = append(reviewed, c)
-		}
-	}
+	reviewed := taggedWith(all, "review")
 	reviewedDesc := slices.Clone(reviewed)
 	slices.Reverse(reviewedDesc)
 	for _, tc := range []struct {

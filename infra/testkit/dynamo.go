@@ -316,3 +316,24 @@ func (c *Calls) String() string { return fmt.Sprint(c.Ops()) }
 // BudgetLatency is the round trip budget tests simulate (Calls.SimulateLatency): far above goroutine
 // scheduling delays on a loaded 2-core machine, far below what makes tests slow.
 const BudgetLatency = 20 * time.Millisecond
+
+// WithoutIndex removes the index named name from def, and the attribute definitions no key uses then
+// (CreateTable refuses them): the table a build of an earlier design made, for the tests of what a
+// table gains in place.
+func WithoutIndex(def *dynamodb.CreateTableInput, name string) {
+	def.GlobalSecondaryIndexes = slices.DeleteFunc(def.GlobalSecondaryIndexes, func(g types.GlobalSecondaryIndex) bool {
+		return aws.ToString(g.IndexName) == name
+	})
+	used := map[string]bool{}
+	for _, k := range def.KeySchema {
+		used[aws.ToString(k.AttributeName)] = true
+	}
+	for _, g := range def.GlobalSecondaryIndexes {
+		for _, k := range g.KeySchema {
+			used[aws.ToString(k.AttributeName)] = true
+		}
+	}
+	def.AttributeDefinitions = slices.DeleteFunc(def.AttributeDefinitions, func(a types.AttributeDefinition) bool {
+		return !used[aws.ToString(a.AttributeName)]
+	})
+}

@@ -45,7 +45,7 @@ type CommentIndexQuery struct {
 }
 
 // CommentRef is one entry of an object's comment index: enough to read the comment and its commenter
-// in one batch, without reading every comment of the object.
+// in one round trip, without reading every comment of the object.
 type CommentRef struct {
 	ID          string
 	CommenterID string
@@ -53,6 +53,16 @@ type CommentRef struct {
 	// Position is the entry's place in the index's order, which the store alone interprets: a list
 	// continues after (or before) it whether or not the comment still exists.
 	Position string
+}
+
+// CommentPageRead names a page of an object's comments (only those with Tag when it is set) as the
+// object's index listed them: Refs in the page's order.
+type CommentPageRead struct {
+	Object CommentObject
+	Tag    *string
+	Refs   []CommentRef
+	// Known are commenters already read (the caller, from the session): they are not read again.
+	Known []User
 }
 
 // CommentUpdate is one save of a comment. Old is the comment as read (its Version guards the write);
@@ -115,10 +125,13 @@ type CommentStore interface {
 	// CommentIndex: the page is near enough to it for one Query, that read would be no larger, or the
 	// counts by time do not account for every comment (written before they were kept).
 	CommentRange(ctx context.Context, q CommentRange) (refs []CommentRef, ok bool, err error)
-	// CommentPage reads the comments refs name and their commenters in one round trip. Comments are
-	// returned in refs' order; a ref whose comment no longer exists is skipped. Commenters are keyed
-	// by user id and carry id, email and names only.
-	CommentPage(ctx context.Context, refs []CommentRef) ([]Comment, map[string]User, error)
+	// CommentPage reads the comments q.Refs name and their commenters, eventually consistent, in one
+	// round trip (one more only when the comments are not where the index listed them: moved, deleted,
+	// or not yet in every index). Comments are returned in q.Refs' order, with what their read shape
+	// shows (not their replies, version or place in a thread); a ref whose comment no longer exists is
+	// skipped. Commenters, q.Known among them, are keyed by user id and carry id, email and names only;
+	// one that no longer exists is absent.
+	CommentPage(ctx context.Context, q CommentPageRead) ([]Comment, map[string]User, error)
 
 	// Comment reads one comment, strongly consistent. Returns ENOTFOUND when it does not exist.
 	Comment(ctx context.Context, id string) (Comment, error)

@@ -2,6 +2,9 @@ package dynamo
 
 import (
 	"context"
+	"errors"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/aws/aws-sdk-go-v2/aws"
@@ -11,9 +14,9 @@ import (
 	"github.com/reportingplatform/api/shared/domain"
 )
 
-// The comment reads. A list is three round trips whatever the object's size: the counters (GetItem or a
-// two-key BatchGetItem) in parallel with a Query of the comment index that reads index entries only, then
-// one BatchGetItem of the page's comments and commenters. Writes are in comments_write.go.
+// The comment reads. A list's page costs the same round trips whatever the object's size: the counters
+// (with the session) in parallel with a Query of the comment index that reads index entries only, then
+// the page (CommentPage). Writes are in comments_write.go.
 
 var _ domain.CommentStore = (*Store)(nil)
 
@@ -147,42 +150,153 @@ func (c commenterItem) domain() domain.User {
 var pageProjection = projectionOf(attrPK, attrSK, "id", "org_id", "commenter_id", "content_type", "object_id", "tag",
 	"text", "parent_id", "created_at", "updated_at", "replies", "version", "email", "first_name", "last_name")
 
-// CommentPage reads the page's comments and their commenters in one BatchGetItem round trip (chunks of
-// 100 keys are sent in parallel).
+// shownProjection is what a page reads of GSI6's entries: what a comment's read shape shows but its
+// object id, which is the partition's.
+var shownProjection = projectionOf(gsi6Projected...)
+
+// CommentPage reads a page in one round trip. Without a tag: the range of GSI6 that q.Refs span (one
+// Query call) beside the commenters q.Known does not hold. With a tag (GSI2 has no such twin, and the
+// tag's comments are spread among the object's others in GSI6): the comments and commenters by key, in
+// one BatchGetItem. A comment the Query did not return (moved or deleted since GSI1 listed it, not in
+// GSI6 yet, past the Query's 1 MB, or displaced under its Limit by comments on an object of another
+// content type with the same id) is read by key after it: a round trip more, only then.
 func (s *Store) CommentPage(ctx context.Context,
-	refs []domain.CommentRef) ([]domain.Comment, map[string]domain.User, error) {
-	keys := make([]key, 0, 2*len(refs))
-	for _, r := range refs {
-		keys = append(keys, commentKey(r.ID))
+	q domain.CommentPageRead) ([]domain.Comment, map[string]domain.User, error) {
+	users := make(map[string]domain.User, len(q.Known)+1)
+	for _, u := range q.Known {
+		users[u.ID] = u
 	}
-	for _, r := range refs {
-		keys = append(keys, userKey(r.CommenterID))
-	}
-	items, err := s.batchRead(ctx, "get comment page", keys, readOptions{eventual: true, projection: &pageProjection})
-	if err != nil {
-		return nil, nil, err
-	}
-	comments := make([]domain.Comment, 0, len(refs))
-	users := map[string]domain.User{}
-	for _, r := range refs {
-		item := items[commentKey(r.ID)]
-		if item == nil {
-			continue
+	var unknown []string
+	for _, r := range q.Refs {
+		if _, ok := users[r.CommenterID]; !ok && !slices.Contains(unknown, r.CommenterID) {
+			unknown = append(unknown, r.CommenterID)
 		}
-		c, err := decodeComment(item)
-		if err != nil {
+	}
+	found := make(map[string]domain.Comment, len(q.Refs))
+	byKey := q.Refs
+	if q.Tag == nil && len(q.Refs) > 0 {
+		var commenters map[string]domain.User
+		var errs [2]error
+		// The Query goes out on its own goroutine only when the commenters are read beside it.
+		inParallel(min(len(unknown), 1)+1, func(i int) {
+			if i == 0 && len(unknown) > 0 {
+				commenters, errs[0] = s.commenters(ctx, unknown)
+				return
+			}
+			errs[1] = s.shownRange(ctx, q.Object, q.Refs, found)
+		})
+		if err := errors.Join(errs[:]...); err != nil {
 			return nil, nil, err
 		}
-		comments = append(comments, c)
-		if u := items[userKey(c.CommenterID)]; u != nil {
-			var ci commenterItem
-			if err := attributevalue.UnmarshalMap(u, &ci); err != nil {
-				return nil, nil, fail("decode commenter", err)
-			}
-			users[ci.ID] = ci.domain()
+		maps.Copy(users, commenters)
+		unknown = nil
+		byKey = slices.DeleteFunc(slices.Clone(q.Refs), func(r domain.CommentRef) bool {
+			_, ok := found[r.ID]
+			return ok
+		})
+	}
+	if len(byKey) > 0 {
+		if err := s.commentsByKey(ctx, byKey, unknown, found, users); err != nil {
+			return nil, nil, err
+		}
+	}
+	comments := make([]domain.Comment, 0, len(q.Refs))
+	for _, r := range q.Refs {
+		if c, ok := found[r.ID]; ok {
+			comments = append(comments, c)
 		}
 	}
 	return comments, users, nil
+}
+
+// shownRange puts into found the comments GSI6 holds between the first and the last of refs (all of
+// object's, listed by GSI1, whose sort key GSI6 shares): one Query call of at most len(refs) entries,
+// so that comments written into the range since refs were listed cannot make it read on. GSI6's
+// partition is the object id alone: a comment on an object of another content type with the same id
+// is skipped (one that took a ref's place under the Limit leaves that ref to be read by key).
+func (s *Store) shownRange(ctx context.Context, object domain.CommentObject, refs []domain.CommentRef,
+	found map[string]domain.Comment) error {
+	from, to := commentSortKey(refs[0].CreatedAt, refs[0].ID), commentSortKey(refs[0].CreatedAt, refs[0].ID)
+	for _, r := range refs[1:] {
+		sk := commentSortKey(r.CreatedAt, r.ID)
+		from, to = min(from, sk), max(to, sk)
+	}
+	_, err := s.queryPartition(ctx, partitionQuery{index: indexGSI6, pkAttr: attrObjectID, skAttr: attrGSI1SK,
+		partition: commentShownPartition(object.ObjectID), low: from, high: to, limit: len(refs), onePage: true,
+		projection: &shownProjection},
+		func(item map[string]types.AttributeValue) error {
+			c, err := decodeComment(item)
+			if err != nil || c.ContentType != object.ContentType {
+				return err
+			}
+			c.ObjectID = object.ObjectID
+			found[c.ID] = c
+			return nil
+		})
+	return err
+}
+
+// commenters reads users by id, eventually consistent, id, email and names only; one that does not
+// exist is absent. One user (a page of the caller's exchange with someone else) is a GetItem, which
+// DynamoDB answers sooner than a batch of one.
+func (s *Store) commenters(ctx context.Context, ids []string) (map[string]domain.User, error) {
+	users := make(map[string]domain.User, len(ids))
+	if len(ids) == 1 {
+		u, err := s.Commenter(ctx, ids[0])
+		switch {
+		case domain.ErrorCode(err) == domain.ENOTFOUND:
+			return users, nil
+		case err != nil:
+			return nil, err
+		}
+		users[u.ID] = u
+		return users, nil
+	}
+	return users, s.commentsByKey(ctx, nil, ids, nil, users)
+}
+
+// commentsByKey reads the comments refs name and the users commenterIDs name in one BatchGetItem,
+// eventually consistent, into found and users.
+func (s *Store) commentsByKey(ctx context.Context, refs []domain.CommentRef, commenterIDs []string,
+	found map[string]domain.Comment, users map[string]domain.User) error {
+	keys := make([]key, 0, len(refs)+len(commenterIDs))
+	for _, r := range refs {
+		keys = append(keys, commentKey(r.ID))
+	}
+	for _, id := range commenterIDs {
+		keys = append(keys, userKey(id))
+	}
+	items, err := s.batchRead(ctx, "get comment page", keys, readOptions{eventual: true, projection: &pageProjection})
+	if err != nil {
+		return err
+	}
+	for _, r := range refs {
+		if item := items[commentKey(r.ID)]; item != nil {
+			c, err := decodeComment(item)
+			if err != nil {
+				return err
+			}
+			found[c.ID] = c
+		}
+	}
+	for _, id := range commenterIDs {
+		if item := items[userKey(id)]; item != nil {
+			u, err := decodeCommenter(item)
+			if err != nil {
+				return err
+			}
+			users[u.ID] = u
+		}
+	}
+	return nil
+}
+
+func decodeCommenter(item map[string]types.AttributeValue) (domain.User, error) {
+	var ci commenterItem
+	if err := attributevalue.UnmarshalMap(item, &ci); err != nil {
+		return domain.User{}, fail("decode commenter", err)
+	}
+	return ci.domain(), nil
 }
 
 // Comment reads one comment with a strongly consistent read. Returns ENOTFOUND when it does not exist.
@@ -204,11 +318,7 @@ func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, erro
 	if out.Item == nil {
 		return domain.User{}, domain.NotFound()
 	}
-	var ci commenterItem
-	if err := attributevalue.UnmarshalMap(out.Item, &ci); err != nil {
-		return domain.User{}, fail("decode commenter", err)
-	}
-	return ci.domain(), nil
+	return decodeCommenter(out.Item)
 }
 
 // CommentWriteReads reads the new parent (without its text: a write needs its place, not its words) and

@@ -231,7 +231,7 @@ func TestCommentIndexAndPage(t *testing.T) {
 	}
 	refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Limit: 100})
 	must(t, err)
-	comments, users, err := w.db.Store.CommentPage(ctx, refs)
+	comments, users, err := w.db.Store.CommentPage(ctx, domain.CommentPageRead{Object: w.object, Refs: refs})
 	must(t, err)
 	if len(comments) != 100 || len(users) != 100 {
 		t.Fatalf("%d comments, %d commenters", len(comments), len(users))
@@ -256,5 +256,71 @@ func TestCommentIndexAndPage(t *testing.T) {
 	if c := w.count(t, domain.CommentObject{ContentType: "report", ObjectID: uuid.NewString()},
 		"x"); c != (domain.CommentCount{}) {
 		t.Fatalf("count of nothing %+v", c)
+	}
+}
+
+// TestCommentPageReadsByKeyWhatGSI6DoesNotShow: refs GSI1 listed before a comment was deleted and
+// another moved away are read in one Query of GSI6 and, for the two it no longer shows there, one
+// BatchGetItem by key: the deleted one is left out, the moved one comes back where it is now (the
+// handler leaves it out), and a known commenter is not read.
+func TestCommentPageReadsByKeyWhatGSI6DoesNotShow(t *testing.T) {
+	ctx := context.Background()
+	w := newCommentWorld(t)
+	var all []domain.Comment
+	for range 5 {
+		all = append(all, w.put(t, domain.CommentObject{}, w.org, "", ""))
+	}
+	refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Limit: 5})
+	must(t, err)
+	must(t, w.db.Store.DeleteComment(ctx, all[1]))
+	moved := all[3]
+	moved.ObjectID = uuid.NewString()
+	must(t, w.db.Store.UpdateComment(ctx, domain.CommentUpdate{Old: all[3], New: moved}))
+
+	w.db.Calls.Reset()
+	comments, users, err := w.db.Store.CommentPage(ctx,
+		domain.CommentPageRead{Object: w.object, Refs: refs, Known: []domain.User{w.author}})
+	must(t, err)
+	var got []string
+	for _, c := range comments {
+		got = append(got, c.ID+" "+c.ObjectID)
+	}
+	want := []string{all[0].ID + " " + w.object.ObjectID, all[2].ID + " " + w.object.ObjectID,
+		moved.ID + " " + moved.ObjectID, all[4].ID + " " + w.object.ObjectID}
+	if !slices.Equal(got, want) {
+		t.Fatalf("comments %q, want %q", got, want)
+	}
+	if len(users) != 1 || users[w.author.ID].Email != w.author.Email {
+		t.Fatalf("commenters %+v, want the known author alone", users)
+	}
+	if ops := w.db.Calls.Ops(); !slices.Equal(ops, []string{"Query", "BatchGetItem"}) {
+		t.Fatalf("calls %v, want the Query of GSI6, then one BatchGetItem", ops)
+	}
+	for _, c := range comments {
+		if c.Text != "text" || c.CommenterID != w.author.ID || c.CreatedAt.IsZero() || c.UpdatedAt.IsZero() {
+			t.Fatalf("comment %+v", c)
+		}
+	}
+}
+
+// TestCommentPageLeavesOutACommenterWhoIsGone: the one commenter of a page, read by GetItem, no longer
+// exists: the page has its comment and no commenter for it, as a batch of several would.
+func TestCommentPageLeavesOutACommenterWhoIsGone(t *testing.T) {
+	ctx := context.Background()
+	w := newCommentWorld(t)
+	c := w.put(t, domain.CommentObject{}, w.org, "", "")
+	old := c
+	c.CommenterID = uuid.NewString()
+	must(t, w.db.Store.PutComments(ctx, []dynamo.FixtureComment{{Comment: c, Previous: &old}}))
+	refs, err := w.db.Store.CommentIndex(ctx, domain.CommentIndexQuery{Object: w.object, Limit: 20})
+	must(t, err)
+	w.db.Calls.Reset()
+	comments, users, err := w.db.Store.CommentPage(ctx, domain.CommentPageRead{Object: w.object, Refs: refs})
+	must(t, err)
+	if len(comments) != 1 || comments[0].ID != c.ID || comments[0].CommenterID != c.CommenterID || len(users) != 0 {
+		t.Fatalf("comments %+v, commenters %+v", comments, users)
+	}
+	if ops := w.db.Calls.Ops(); len(ops) != 2 || !slices.Contains(ops, "GetItem") || !slices.Contains(ops, "Query") {
+		t.Fatalf("calls %v, want the Query of GSI6 beside one GetItem", ops)
 	}
 }

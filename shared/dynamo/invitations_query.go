@@ -54,11 +54,13 @@ func (s *Store) orgInvitationIDs(ctx context.Context, orgID string) ([]string, e
 // partitionQuery is a Query of one index partition: of the entries whose sort key begins with prefix
 // (or, with before set, sorts below it), in key order (or reversed), from start (nil: the first entry),
 // at most limit entries (0: all), each with the attributes projection names (nil: all the index has).
-// With prefix, low and high narrow the range to the keys from low (or up to high), inclusive.
+// With prefix, low and high narrow the range to the keys from low (or up to high), inclusive; without
+// it, both set, they are the range. With onePage it is one call, which stops at 1 MB.
 type partitionQuery struct {
 	index, pkAttr, skAttr, partition string
 	prefix, before                   string
 	low, high                        string
+	onePage                          bool
 	// from bounds the entries to those past it in the query's order (at it too with fromIncluded).
 	from         string
 	fromIncluded bool
@@ -88,7 +90,7 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 	each func(map[string]types.AttributeValue) error) (rest map[string]types.AttributeValue, err error) {
 	keyCond := expression.Key(q.pkAttr).Equal(expression.Value(q.partition))
 	switch {
-	case q.prefix != "":
+	case q.prefix != "" || (q.low != "" && q.high != ""):
 		// BETWEEN the prefix and the prefix followed by the largest code point selects what begins_with
 		// would (the keys are ASCII), but DynamoDB Local seeks to it in the index where it scans the
 		// partition for begins_with.
@@ -138,7 +140,7 @@ func (s *Store) queryPartition(ctx context.Context, q partitionQuery,
 			}
 		}
 		read += len(out.Items)
-		if out.LastEvaluatedKey == nil || (q.limit > 0 && read >= q.limit) {
+		if out.LastEvaluatedKey == nil || (q.limit > 0 && read >= q.limit) || q.onePage {
 			return out.LastEvaluatedKey, nil
 		}
 		start = out.LastEvaluatedKey

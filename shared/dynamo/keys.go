@@ -258,6 +258,10 @@ func commentIndexKey(contentType, objectID string, created time.Time, id string)
 	return key{objectPartition(contentType, objectID), commentSortKey(created, id)}
 }
 
+// commentShownPartition is an object's partition of GSI6, whose sort key is GSI1's: its id alone, an
+// attribute only comments have (the object's content type is checked on what a Query returns).
+func commentShownPartition(objectID string) string { return objectID }
+
 // GSI2 key: an object's comments with one tag, in creation order.
 func commentTagIndexKey(contentType, objectID, tag string, created time.Time, id string) key {
 	return key{objectPartition(contentType, objectID) + "#TAG#" + tag, commentSortKey(created, id)}

@@ -19,26 +19,37 @@ const (
 	attrGSI3SK = "GSI3SK"
 	attrGSI5PK = "GSI5PK"
 	attrGSI5SK = "GSI5SK"
-	attrTTL    = "expires_at_epoch"
+	// attrObjectID is a comment's object id, GSI6's partition key: only comments have it.
+	attrObjectID = "object_id"
+	attrTTL      = "expires_at_epoch"
 
 	indexGSI1 = "GSI1"
 	indexGSI2 = "GSI2"
 	indexGSI3 = "GSI3"
 	indexGSI4 = "GSI4"
 	indexGSI5 = "GSI5"
+	indexGSI6 = "GSI6"
 )
 
 // What each index carries beyond the keys: as little as its readers need, since a list's deeper page
-// reads the entries it skips. GSI1 and GSI2 carry commenter_id, so that a page of comments and their
-// commenters are read in one BatchGetItem after the index query; GSI2 also carries an invitation's
+// reads the entries it skips. GSI1 and GSI2 carry commenter_id, so that a page's commenters are read in
+// the same round trip as its comments, after the index query; GSI2 also carries an invitation's
 // expiry (a create checks whether the address's invitation from that organization is still pending);
 // GSI4 an invitation's organization (a member's list takes those of their own organizations from the
-// organization's partition); GSI5 what decides which lists an expired invitation belongs to.
+// organization's partition); GSI5 what decides which lists an expired invitation belongs to. GSI6
+// holds an object's comments in GSI1's order with what a comment's read shape shows: a page the
+// keys-only GSI1 listed is then read in one Query of its range, beside its commenters, instead of a
+// BatchGetItem of every comment; it is read only for entries GSI1 listed first, so a deeper page's
+// skipped entries cost their keys alone. Its partition is the object id alone (content_type is
+// projected and checked), the one key attribute only comments have: invitations, members and
+// portfolios, which have GSI1's keys too, stay out of it and write nothing more.
 var (
 	gsi1Projected = []string{"commenter_id"}
 	gsi2Projected = []string{"commenter_id", "expiry_date"}
 	gsi4Projected = []string{"org_id"}
 	gsi5Projected = []string{"org_id", "email", "created_at"}
+	gsi6Projected = []string{"id", "commenter_id", "content_type", "tag", "text", "parent_id", "created_at",
+		"updated_at"}
 )
 
 // TableDefinition is the table as CreateTable wants it: what `make run` and the tests create in
@@ -59,7 +70,7 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 	}
 	attrs := []types.AttributeDefinition{}
 	for _, a := range []string{attrPK, attrSK, attrGSI1PK, attrGSI1SK, attrGSI2PK, attrGSI2SK, attrGSI3PK, attrGSI3SK,
-		attrGSI5PK, attrGSI5SK} {
+		attrGSI5PK, attrGSI5SK, attrObjectID} {
 		attrs = append(attrs,
 			types.AttributeDefinition{AttributeName: aws.String(a), AttributeType: types.ScalarAttributeTypeS})
 	}
@@ -81,10 +92,18 @@ func TableDefinition(name string) *dynamodb.CreateTableInput {
 			gsi(indexGSI4, attrGSI2PK, attrGSI3SK, include(gsi4Projected)),
 			// Pending invitations by expiry (SPEC §11's scheduled work).
 			gsi(indexGSI5, attrGSI5PK, attrGSI5SK, include(gsi5Projected)),
+			// An object's comments as they are shown, keyed on attributes every comment has always
+			// had (InPlaceIndexes).
+			gsi(indexGSI6, attrObjectID, attrGSI1SK, include(gsi6Projected)),
 		},
 		StreamSpecification: &types.StreamSpecification{StreamEnabled: aws.Bool(true), StreamViewType: StreamView},
 	}
 }
+
+// InPlaceIndexes are the indexes a table made without them may gain in place (UpdateTable), its items
+// kept: they are keyed on attributes that the items they hold have carried since the table's first
+// design, so DynamoDB fills them with every item they would have held from the start.
+var InPlaceIndexes = []string{indexGSI6}
 
 // StreamView is what the table's stream carries of each change: the item as written, which is all the
 // invitation e-mail's delivery (MailFunction, SPEC §9) reads to decide whether a save still needs its
