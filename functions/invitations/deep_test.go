@@ -130,8 +130,8 @@ func (w *world) compareDeepPages(t *testing.T, d *Dataset, round int) {
 
 // replaceThroughLoader reloads every 50th invitation through the fixture loader (SPEC §7: an entry with
 // an id that exists is replaced), and the model with it: a pending one cancelled, a cancelled one moved
-// to a shared address of the next organization; the others as they are. The loader keeps their
-// creation times.
+// to a shared address of the next organization; the others as they are. Every 100th is given a
+// created_at a month earlier; the others keep theirs.
 func (w *world) replaceThroughLoader(t *testing.T, d *Dataset) {
 	t.Helper()
 	var invs []any
@@ -145,11 +145,17 @@ func (w *world) replaceThroughLoader(t *testing.T, d *Dataset) {
 			m.Email = d.Shared[3]
 			m.Organization = d.Organizations[(slices.Index(d.Organizations, m.Organization)+1)%len(d.Organizations)]
 		}
-		invs = append(invs, map[string]any{
+		inv := map[string]any{
 			"id": m.ID, "organization_id": m.Organization, "email": m.Email, "role": m.Role, "status": m.Status,
 			"inviter_member_id": d.Inviters[slices.Index(d.Organizations, m.Organization)],
 			"expiry_date":       m.Expiry.Format(time.RFC3339Nano),
-		})
+		}
+		if i%100 == 0 {
+			// Its created_at given: it moves in every list it is in, to the month before.
+			m.Created = domain.Stamp(m.Created.Add(-31*24*time.Hour - 7*time.Minute))
+			inv["created_at"] = m.Created.Format(time.RFC3339Nano)
+		}
+		invs = append(invs, inv)
 	}
 	w.db.Load(t, map[string]any{"invitations": invs}, w.now, ttl)
 }
