@@ -13,7 +13,8 @@ import (
 
 // An invitation list (SPEC §10, §11) is counted from count items and paged by merging Queries of
 // index partitions, one per source and stored status, each ordered by creation time: a page costs the
-// entries before it (from the nearer end) and its own items, whatever the size of the list.
+// entries before it (from the nearer end; from its ten minutes when it is deep, bucketStreams) and its
+// own items, whatever the size of the list.
 
 // CountInvitations reads the count items of list's sources in one BatchGetItem and, for a list
 // filtered by status 0 or 3, beside it the pending invitations past their expiry (GSI5).
@@ -149,7 +150,8 @@ const speculativeStreams = 50
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
 // entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
-// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first.
+// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first; a
+// numbered page as deep from both ends is placed by the counts by time (bucketStreams).
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
 	now time.Time) (domain.InvitationListPage, error) {
 	if at.Size <= 0 {
