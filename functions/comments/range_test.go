@@ -1,16 +1,12 @@
 package comments_test
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/testkit"
@@ -263,16 +259,7 @@ func (l *rangeList) forget(t *testing.T, skPrefix, attrPrefix string) {
 			if !strings.HasPrefix(attr, attrPrefix) {
 				continue
 			}
-			_, err := l.e.db.Client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
-				TableName: aws.String(l.e.db.Table),
-				Key: map[string]types.AttributeValue{
-					"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
-				UpdateExpression:         aws.String("REMOVE #m"),
-				ExpressionAttributeNames: map[string]string{"#m": attr},
-			})
-			if err != nil {
-				t.Fatal(err)
-			}
+			l.e.db.RemoveAttribute(t, pk, sk, attr)
 		}
 	}
 }

@@ -81,6 +81,13 @@ const datasetBatch = 40
 // choices are seeded: the same n gives the same shape (ids and tokens differ).
 func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 	tb.Helper()
+	return LoadDatasetOver(tb, db, now, n, time.Minute)
+}
+
+// LoadDatasetOver is LoadDataset with its creation times spacing apart instead of a minute: spread over
+// a month and more, or one fixture per ten minutes.
+func LoadDatasetOver(tb testing.TB, db *testkit.DB, now time.Time, n int, spacing time.Duration) *Dataset {
+	tb.Helper()
 	d := &Dataset{ExpiringBy: now.Add(24 * time.Hour)}
 	names := make([]map[string]any, DatasetOrganizations)
 	for o := range names {
@@ -122,13 +129,13 @@ func LoadDataset(tb testing.TB, db *testkit.DB, now time.Time, n int) *Dataset {
 	for k := range 12 {
 		d.Shared = append(d.Shared, fmt.Sprintf("shared%d-%s@example.com", k, tag))
 	}
-	d.Invitations, d.Inviters = d.generate(n, now), inviters
+	d.Invitations, d.Inviters = d.generate(n, now, spacing), inviters
 	d.load(tb, db, inviters)
 	return d
 }
 
 // generate draws the n invitations, creation times included.
-func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
+func (d *Dataset) generate(n int, now time.Time, spacing time.Duration) []ModelInvitation {
 	rng := rand.New(rand.NewPCG(24, uint64(n)))
 	own := []string{d.Invitee.User.Email, d.Dual.User.Email, d.Admin.User.Email, d.Multi.User.Email}
 	batches := (n + datasetBatch - 1) / datasetBatch
@@ -137,9 +144,9 @@ func (d *Dataset) generate(n int, now time.Time) []ModelInvitation {
 		inv := ModelInvitation{
 			ID: uuid.NewString(), Organization: d.Organizations[rng.IntN(DatasetOrganizations)],
 			Role: rng.IntN(3), Status: []int{0, 0, 0, 0, 1, 1, 2, 3, 4, 4}[rng.IntN(10)],
-			// Batches are created a minute apart, oldest first; which batch is drawn, so an organization's
+			// Batches are created spacing apart, oldest first; which batch is drawn, so an organization's
 			// invitations interleave with the others'.
-			Created: domain.Stamp(now.Add(-time.Hour - time.Duration(rng.IntN(batches))*time.Minute)),
+			Created: domain.Stamp(now.Add(-time.Hour - time.Duration(rng.IntN(batches))*spacing)),
 		}
 		switch r := rng.IntN(100); {
 		case r < 8:

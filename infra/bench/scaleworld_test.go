@@ -100,9 +100,13 @@ func (s *scaleWorld) data(admin, member string) fixture.File {
 		f.Members = append(f.Members, fixture.Member{ID: id, OrganizationID: org, UserID: member, Role: domain.Ptr(0)})
 	}
 	past := time.Now().Add(-24 * time.Hour).UTC().Format(time.RFC3339)
+	// Invitations are created a second apart, as the comments are, the newest an hour ago: lists order
+	// by creation time, and a deep page finds its place by it.
+	invited := time.Now().Add(-time.Hour - time.Duration(s.n+others)*time.Second).UTC()
 	invite := func(org, inviter, email string, status int, expired bool) {
 		inv := fixture.Invitation{ID: uuid.NewString(), OrganizationID: org, InviterMemberID: inviter, Email: email,
-			FirstName: domain.Ptr("Guest"), Status: domain.Ptr(status)}
+			FirstName: domain.Ptr("Guest"), Status: domain.Ptr(status),
+			CreatedAt: domain.Ptr(invited.Add(time.Duration(len(f.Invitations)) * time.Second).Format(time.RFC3339))}
 		if expired {
 			inv.ExpiryDate = &past
 		}

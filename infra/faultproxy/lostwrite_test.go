@@ -221,9 +221,10 @@ func change(before, after map[string]map[string]any) []string {
 	for k := range keys {
 		b, a := before[k], after[k]
 		kind := itemKind(k)
-		if b == nil && strings.HasSuffix(kind, "/COUNT") {
-			// A count item not written yet counts zero: which ones a request adds depends on its ids
-			// (everyone's invitation count is spread over items by the invitation's id).
+		if b == nil && (strings.HasSuffix(kind, "/COUNT") || strings.HasSuffix(kind, "/MONTH")) {
+			// A count item (or month item of counts by time) not written yet counts zero: which ones a
+			// request adds depends on its ids (everyone's invitation count is spread over items by the
+			// invitation's id) and its clock.
 			b = map[string]any{}
 		}
 		switch {

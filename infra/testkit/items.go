@@ -8,6 +8,7 @@ import (
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 )
 
 // Items reads, strongly consistent, every item of the table whose partition key starts with prefix,
@@ -37,4 +38,21 @@ func (db *DB) Items(tb testing.TB, prefix string) map[string]map[string]any {
 		}
 	}
 	return items
+}
+
+// RemoveAttribute removes attr from the item pk/sk, with a client of its own: how a test makes the
+// table look as a write that did not set it yet (an older version of the code) would have left it.
+func (db *DB) RemoveAttribute(tb testing.TB, pk, sk, attr string) {
+	tb.Helper()
+	client, _ := countingClient(tb, db.endpoint)
+	_, err := client.UpdateItem(context.Background(), &dynamodb.UpdateItemInput{
+		TableName: aws.String(db.Table),
+		Key: map[string]types.AttributeValue{
+			"PK": &types.AttributeValueMemberS{Value: pk}, "SK": &types.AttributeValueMemberS{Value: sk}},
+		UpdateExpression:         aws.String("REMOVE #m"),
+		ExpressionAttributeNames: map[string]string{"#m": attr},
+	})
+	if err != nil {
+		tb.Fatalf("remove %s from %s %s: %v", attr, pk, sk, err)
+	}
 }

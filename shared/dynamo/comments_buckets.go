@@ -141,11 +141,11 @@ func decodeBucketCounts(item map[string]types.AttributeValue, bucketOf func(attr
 		}
 		num, ok := v.(*types.AttributeValueMemberN)
 		if !ok {
-			return nil, fail("decode comment counts by time", strconv.ErrSyntax)
+			return nil, fail("decode counts by time", strconv.ErrSyntax)
 		}
 		n, err := strconv.Atoi(num.Value)
 		if err != nil {
-			return nil, fail("decode comment counts by time", err)
+			return nil, fail("decode counts by time", err)
 		}
 		if out == nil {
 			out = map[string]int{}

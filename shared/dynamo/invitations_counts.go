@@ -25,21 +25,30 @@ func invitationCountKeys(inv domain.Invitation) []key {
 	}
 }
 
-// countChanges are the updates of the count items when before (nil: none) becomes after (nil: none):
-// one update per item whose counts change, none when the invitation stays where it is counted.
+// countChanges are the updates of the count items and their month items when before (nil: none)
+// becomes after (nil: none): one update per item whose counts change, none when the invitation stays
+// where it is counted. A count item's n<status> and M#<status>#<month> change together, and so does
+// the month item's count of the invitation's ten minutes: the counts by time always add up to the
+// count of every invitation written since they were kept.
 func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, error) {
-	deltas := map[key]map[domain.InvitationStatus]int{}
+	deltas := map[key]map[string]int{}
 	var order []key
+	change := func(k key, attr string, d int) {
+		if deltas[k] == nil {
+			deltas[k] = map[string]int{}
+			order = append(order, k)
+		}
+		deltas[k][attr] += d
+	}
 	add := func(inv *domain.Invitation, d int) {
 		if inv == nil {
 			return
 		}
+		month, slot := invitationBuckets(inv.CreatedAt)
 		for _, k := range invitationCountKeys(*inv) {
-			if deltas[k] == nil {
-				deltas[k] = map[domain.InvitationStatus]int{}
-				order = append(order, k)
-			}
-			deltas[k][inv.Status] += d
+			change(k, countAttr(inv.Status), d)
+			change(k, invitationMonthAttr(inv.Status, month), d)
+			change(invitationMonthKey(k, inv.Status, month), slotCountAttr(slot), d)
 		}
 	}
 	add(before, -1)
@@ -48,9 +57,9 @@ func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, 
 	for _, k := range order {
 		var u expression.UpdateBuilder
 		changed := false
-		for _, st := range slices.Sorted(maps.Keys(deltas[k])) {
-			if d := deltas[k][st]; d != 0 {
-				u, changed = u.Add(expression.Name(countAttr(st)), expression.Value(d)), true
+		for _, attr := range slices.Sorted(maps.Keys(deltas[k])) {
+			if d := deltas[k][attr]; d != 0 {
+				u, changed = u.Add(expression.Name(attr), expression.Value(d)), true
 			}
 		}
 		if !changed {

@@ -13,12 +13,21 @@ import (
 
 // An invitation list (SPEC §10, §11) is counted from count items and paged by merging Queries of
 // index partitions, one per source and stored status, each ordered by creation time: a page costs the
-// entries before it (from the nearer end) and its own items, whatever the size of the list.
+// entries before it (from the nearer end; from its ten minutes when it is deep, bucketStreams) and its
+// own items, whatever the size of the list.
 
 // CountInvitations reads the count items of list's sources in one BatchGetItem and, for a list
 // filtered by status 0 or 3, beside it the pending invitations past their expiry (GSI5).
 func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList,
 	now time.Time) (domain.InvitationCount, error) {
+	c, _, err := s.countInvitations(ctx, list, now)
+	return c, err
+}
+
+// countInvitations is CountInvitations, with the count items it read (their counts by time place a deep
+// page).
+func (s *Store) countInvitations(ctx context.Context, list domain.InvitationList,
+	now time.Time) (domain.InvitationCount, map[key]map[string]types.AttributeValue, error) {
 	var keys []key
 	for _, src := range list.Sources {
 		keys = append(keys, sourceCountKeys(src.OrganizationID, src.Email)...)
@@ -40,19 +49,19 @@ func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList
 		}
 	})
 	if err := errors.Join(errCounts, errExp); err != nil {
-		return domain.InvitationCount{}, err
+		return domain.InvitationCount{}, nil, err
 	}
 	c := domain.InvitationCount{List: list}
 	for _, src := range list.Sources {
 		listed, err := sumCounts(items, sourceCountKeys(src.OrganizationID, src.Email))
 		if err != nil {
-			return domain.InvitationCount{}, err
+			return domain.InvitationCount{}, nil, err
 		}
 		var hidden domain.StatusCounts
 		for _, org := range src.Except {
 			h, err := sumCounts(items, sourceCountKeys(org, src.Email))
 			if err != nil {
-				return domain.InvitationCount{}, err
+				return domain.InvitationCount{}, nil, err
 			}
 			for st := range h {
 				hidden[st] += h[st]
@@ -82,7 +91,7 @@ func (s *Store) CountInvitations(ctx context.Context, list domain.InvitationList
 		c.Total += len(c.Expired)
 	}
 	c.Total = max(c.Total, 0)
-	return c, nil
+	return c, items, nil
 }
 
 // inSources reports whether one of sources holds e.
@@ -141,7 +150,8 @@ const speculativeStreams = 50
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
 // entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
-// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first.
+// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first; a
+// numbered page as deep from both ends is placed by the counts by time (bucketStreams).
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
 	now time.Time) (domain.InvitationListPage, error) {
 	if at.Size <= 0 {
@@ -156,8 +166,9 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 	numbered := at.From == nil && !at.Last
 	many := len(list.Sources)*len(listStatuses(list)) > speculativeStreams
 	switch {
-	case numbered && (many || at.Number < 1 || at.Number > speculativeEntries/at.Size):
-		if c, err = s.CountInvitations(ctx, list, now); err != nil {
+	case numbered && (many || at.Number < 1 || at.Number > s.deepInvitationEntries()/at.Size):
+		var counted map[key]map[string]types.AttributeValue
+		if c, counted, err = s.countInvitations(ctx, list, now); err != nil {
 			return domain.InvitationListPage{}, err
 		}
 		pages := max(1, (c.Total+at.Size-1)/at.Size)
@@ -167,7 +178,13 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		w.offset = (at.Number - 1) * at.Size
 		w.n = min(at.Size, c.Total-w.offset)
 		w.backward = c.Total-w.offset < w.offset+w.n
-		streams = nearerEndStreams(c, w)
+		var bucketed bool
+		if streams, bucketed, err = s.bucketStreams(ctx, c, counted, &w); err != nil {
+			return domain.InvitationListPage{}, err
+		}
+		if !bucketed {
+			streams = nearerEndStreams(c, w)
+		}
 		err = s.readStreams(ctx, streams, nil)
 	case many:
 		if c, err = s.CountInvitations(ctx, list, now); err != nil {
@@ -186,6 +203,10 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		return domain.InvitationListPage{}, err
 	}
 	dropped, added := expiredUnrecorded(c, at)
+	if w.bucketed {
+		// The streams were read from the end of a ten minutes: the page is counted from there.
+		added = slices.DeleteFunc(added, func(e domain.InvitationEntry) bool { return domain.FormatTime(e.CreatedAt) >= w.below })
+	}
 	if err := s.topUp(ctx, streams, dropped); err != nil {
 		return domain.InvitationListPage{}, err
 	}
@@ -215,6 +236,11 @@ type window struct {
 	domain.InvitationPageAt
 	offset, n int
 	backward  bool
+	// bucketed: the entries were read from the end of a ten minutes (bucketStreams), the sort keys'
+	// times below below; the page is their entries from skip on.
+	bucketed bool
+	skip     int
+	below    string
 }
 
 // pick is the page's entries among the merged entries the streams read (in the list's order), and, for
@@ -229,6 +255,9 @@ func (w window) pick(entries []domain.InvitationEntry, total int) ([]domain.Invi
 	case w.Last:
 		pages := max(1, (total+w.Size-1)/w.Size)
 		return tail(max(0, total-(pages-1)*w.Size)), false
+	case w.bucketed:
+		from := min(w.skip, len(entries))
+		return entries[from:min(from+w.n, len(entries))], false
 	case w.backward:
 		// The entries read are the list's last total-offset: the page is their first n.
 		from := max(0, len(entries)-(total-w.offset))

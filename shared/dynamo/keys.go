@@ -243,6 +243,36 @@ func allCountShard(invitationID string) int {
 // countAttr is the attribute of a count item that counts invitations of that stored status.
 func countAttr(status domain.InvitationStatus) string { return fmt.Sprintf("n%d", status) }
 
+// Invitations are also counted by when they were created, as comments are (SPEC §11: a deep page finds
+// where it starts from counts): each count item counts, per stored status, its invitations of each
+// month ("M#<status>#2026-11"), and a month item of its own per status and month counts them per ten
+// minutes ("S#27T15:3", as comments' month items). The buckets are prefixes of the creation time that
+// follows the status in every invitation index sort key, so a bucket is a key range of each stream. One
+// month item per status keeps each item to one month's ten minutes, whatever the statuses.
+func invitationBuckets(created time.Time) (month, slot string) { return commentBuckets(created) }
+
+// invitationMonthKey holds the counts per ten minutes of month of the invitations with that stored
+// status that count item counts.
+func invitationMonthKey(count key, status domain.InvitationStatus, month string) key {
+	return key{count.PK, fmt.Sprintf("MONTH#%s#%d", month, status)}
+}
+
+// invitationMonthAttr is the attribute of a count item that counts its invitations of that stored
+// status created in month.
+func invitationMonthAttr(status domain.InvitationStatus, month string) string {
+	return fmt.Sprintf("%s%d#%s", monthCountPrefix, status, month)
+}
+
+// invitationMonthOfAttr is the month a count item's attribute counts invitations of status in, "" for
+// another attribute.
+func invitationMonthOfAttr(status domain.InvitationStatus, attr string) string {
+	month, ok := strings.CutPrefix(attr, fmt.Sprintf("%s%d#", monthCountPrefix, status))
+	if !ok || len(month) != monthBucketLen {
+		return ""
+	}
+	return month
+}
+
 // pendingClaimKey is held by the newest invitation created for an address in an organization through
 // the API, so that two concurrent creates cannot both find none pending.
 func pendingClaimKey(orgID, email string) key {

@@ -27,6 +27,9 @@ type Store struct {
 	// at most twice as often (send).
 	attempts int
 	metrics  *metrics.Recorder // nil: none recorded
+	// deepInvitations, when set, stands for speculativeEntries and plainReadEntries in invitation
+	// lists (WithDeepInvitationPages).
+	deepInvitations int
 }
 
 var _ domain.UserStore = (*Store)(nil)
@@ -34,6 +37,25 @@ var _ domain.UserStore = (*Store)(nil)
 // New returns a store over table, using db for every call.
 func New(db *dynamodb.Client, table string) *Store {
 	return &Store{db: db, table: table, attempts: max(db.Options().Retryer.MaxAttempts(), 1)}
+}
+
+// WithDeepInvitationPages is another store over the same table whose numbered invitation pages deeper
+// than n entries count first, and are placed by the counts by time once deeper than n from both ends
+// (1,000 for both, otherwise): a test lowers it to reach the deep pages of every kind of list in a
+// table of a few thousand invitations.
+func (s *Store) WithDeepInvitationPages(n int) *Store {
+	c := *s
+	c.deepInvitations = n
+	return &c
+}
+
+// deepInvitationEntries is how deep a numbered invitation page is before it counts first, and before,
+// from both ends, it is placed by the counts by time.
+func (s *Store) deepInvitationEntries() int {
+	if s.deepInvitations > 0 {
+		return s.deepInvitations
+	}
+	return speculativeEntries
 }
 
 // SetMetrics makes the store count the writes whose lost answer it settled or left open (SPEC §9).
