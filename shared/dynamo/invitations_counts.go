@@ -28,6 +28,12 @@ func invitationCountKeys(inv domain.Invitation) []key {
 // countChanges are the updates of the count items when before (nil: none) becomes after (nil: none):
 // one update per item whose counts change, none when the invitation stays where it is counted.
 func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, error) {
+	return countsChangedBy([]*domain.Invitation{before}, []*domain.Invitation{after})
+}
+
+// countsChangedBy are the updates of the count items when the invitations gone leave them and those
+// come arrive (nil entries: none), summed per item: what the writes of each, one after another, add up to.
+func countsChangedBy(gone, come []*domain.Invitation) ([]types.TransactWriteItem, error) {
 	deltas := map[key]map[domain.InvitationStatus]int{}
 	var order []key
 	add := func(inv *domain.Invitation, d int) {
@@ -42,8 +48,12 @@ func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, 
 			deltas[k][inv.Status] += d
 		}
 	}
-	add(before, -1)
-	add(after, +1)
+	for _, inv := range gone {
+		add(inv, -1)
+	}
+	for _, inv := range come {
+		add(inv, +1)
+	}
 	var items []types.TransactWriteItem
 	for _, k := range order {
 		var u expression.UpdateBuilder
