@@ -181,7 +181,7 @@ func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string) {
 	}
 	bulk := db.Bulk()
 	for created, invs := range byCreated {
-		bulk.Load(tb, map[string]any{"invitations": invs}, created, ttl)
+		bulk.Load(map[string]any{"invitations": invs}, created, ttl)
 	}
 	bulk.Write(tb)
 }

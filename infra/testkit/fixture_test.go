@@ -69,12 +69,12 @@ func TestBulkWritesWhatTheLoaderWrites(t *testing.T) {
 	}
 	b := bulk.Bulk()
 	for i, invs := range batches {
-		b.Load(t, map[string]any{"invitations": invs}, now.Add(time.Duration(i)*time.Minute), time.Hour)
+		b.Load(map[string]any{"invitations": invs}, now.Add(time.Duration(i)*time.Minute), time.Hour)
 	}
 	b.Write(t)
 	loaded.Load(t, map[string]any{"invitations": again}, now.Add(time.Hour), time.Hour)
 	b = bulk.Bulk()
-	b.Load(t, map[string]any{"invitations": again}, now.Add(time.Hour), time.Hour)
+	b.Load(map[string]any{"invitations": again}, now.Add(time.Hour), time.Hour)
 	b.Write(t)
 
 	want, got := loaded.Items(t, "INVITATION"), bulk.Items(t, "INVITATION")
