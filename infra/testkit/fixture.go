@@ -123,20 +123,17 @@ func (b *Bulk) Write(tb testing.TB) {
 	}
 }
 
-// heldInvitations is the loader's store, holding new invitations instead of writing them. The loader
-// puts invitations from several goroutines.
+// heldInvitations is the loader's store, holding new invitations instead of writing them. Loads run
+// side by side.
 type heldInvitations struct {
 	*dynamo.Store
 	mu   sync.Mutex
 	held []domain.Invitation
 }
 
-func (h *heldInvitations) PutInvitation(ctx context.Context, inv domain.Invitation, stored *domain.Invitation) error {
-	if stored != nil {
-		return h.Store.PutInvitation(ctx, inv, stored)
-	}
+func (h *heldInvitations) PutNewInvitations(_ context.Context, invs []domain.Invitation) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.held = append(h.held, inv)
+	h.held = append(h.held, invs...)
 	return nil
 }

@@ -228,6 +228,9 @@ func (s *Store) PutPortfolio(ctx context.Context, p domain.Portfolio, previousOr
 // invitation's counts as the API's writes do. Returns ECONFLICT when the invitation changed since it
 // was read.
 func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored *domain.Invitation) error {
+	if stored == nil {
+		return s.PutNewInvitations(ctx, []domain.Invitation{inv})
+	}
 	refs, err := s.invitationPageRefs(ctx, []domain.Invitation{inv})
 	if err != nil {
 		return err
@@ -236,25 +239,9 @@ func (s *Store) PutInvitation(ctx context.Context, inv domain.Invitation, stored
 	if shown, err := inv.ShownFrom(refs); err == nil {
 		inv.Shown = &shown
 	}
-	if stored != nil {
-		// One that exists is saved as the API saves one (its inviter included), from its version.
-		inv.Version = stored.Version
-		return s.SaveInvitation(ctx, *stored, inv, nil)
-	}
-	put, err := putNew("invitation", toInvitationItem(inv))
-	if err != nil {
-		return err
-	}
-	counts, err := countChanges(nil, &inv)
-	if err != nil {
-		return err
-	}
-	err = s.transact(ctx, "write invitation "+inv.ID, append([]types.TransactWriteItem{put}, counts...))
-	if conditionFailed(err, 0) {
-		return &domain.Error{Code: domain.ECONFLICT,
-			Detail: "the invitation was changed or created since it was read", Err: err}
-	}
-	return err
+	// One that exists is saved as the API saves one (its inviter included), from its version.
+	inv.Version = stored.Version
+	return s.SaveInvitation(ctx, *stored, inv, nil)
 }
 
 // RefreshInvitationCopies brings the copy each invitation of the organizations keeps of what it shows
