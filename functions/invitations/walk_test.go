@@ -48,14 +48,8 @@ func walkPath(q ListQuery, size int, backward bool) string {
 // walkScopes are the lists a walk is tried on: every kind of source (staff's everyone's, one
 // organization's, several organizations' with the caller's own address less those organizations'), an
 // address, and the status filters that expiries not recorded yet change.
-func walkScopes(d *Dataset) []struct {
-	c Caller
-	q ListQuery
-} {
-	return []struct {
-		c Caller
-		q ListQuery
-	}{
+func walkScopes(d *Dataset) []walkScope {
+	return []walkScope{
 		{d.Staff, ListQuery{Status: -1}},
 		{d.Admin, ListQuery{Status: -1}},
 		{d.Multi, ListQuery{Status: -1}},
@@ -134,7 +128,7 @@ func TestAWalkCostsItsPages(t *testing.T) {
 }
 
 // walkScope is a list a walk is tried on: its caller and filters.
-type walkScope = struct {
+type walkScope struct {
 	c Caller
 	q ListQuery
 }
