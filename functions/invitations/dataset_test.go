@@ -174,7 +174,8 @@ func (d *Dataset) generate(n int, now time.Time, spacing time.Duration) []ModelI
 	return invs
 }
 
-// load writes the invitations through the loader, one fixture per creation time, one after another.
+// load writes the invitations through the loader, one fixture per creation time, one after another,
+// in bulk (testkit.Bulk): tens of thousands in seconds, as the loader builds them.
 func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string) {
 	tb.Helper()
 	byCreated := map[time.Time][]any{}
@@ -185,9 +186,11 @@ func (d *Dataset) load(tb testing.TB, db *testkit.DB, inviters []string) {
 			"role": inv.Role, "status": inv.Status, "expiry_date": inv.Expiry.Format(time.RFC3339Nano),
 		})
 	}
+	bulk := db.Bulk()
 	for created, invs := range byCreated {
-		db.Load(tb, map[string]any{"invitations": invs}, created, ttl)
+		bulk.Load(map[string]any{"invitations": invs}, created, ttl)
 	}
+	bulk.Write(tb)
 }
 
 // Callers are the Dataset's callers.

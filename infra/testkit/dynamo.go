@@ -213,6 +213,7 @@ type call struct {
 	input      any // the operation's input, e.g. *dynamodb.QueryInput
 	start, end time.Time
 	read       float64 // the read capacity units the answer reports (calls that ask for them)
+	scanned    int     // the items or index entries a Query or Scan read, before any filter
 }
 
 func (c *Calls) middleware(stack *middleware.Stack) error {
@@ -231,7 +232,7 @@ func (c *Calls) middleware(stack *middleware.Stack) error {
 			c.mu.Lock()
 			c.calls = append(c.calls,
 				call{op: middleware.GetOperationName(ctx), input: in.Parameters, start: start, end: time.Now(),
-					read: readUnits(out.Result)})
+					read: readUnits(out.Result), scanned: scanned(out.Result)})
 			c.mu.Unlock()
 			secrets.harvestHashes(reflect.ValueOf(in.Parameters), 0)
 			secrets.harvestHashes(reflect.ValueOf(out.Result), 0)
@@ -272,6 +273,27 @@ func (c *Calls) ReadUnits() float64 {
 		total += units
 	}
 	return total
+}
+
+// Scanned is how many items and index entries the Queries and Scans made since the last Reset read
+// (their ScannedCount, summed): what a read walks through, whether or not it returns it.
+func (c *Calls) Scanned() int {
+	total := 0
+	for _, n := range eachCall(c, func(cl call) int { return cl.scanned }) {
+		total += n
+	}
+	return total
+}
+
+// scanned is the ScannedCount of a Query's or Scan's answer (nil for a failed call: none).
+func scanned(result any) int {
+	switch out := result.(type) {
+	case *dynamodb.QueryOutput:
+		return int(out.ScannedCount)
+	case *dynamodb.ScanOutput:
+		return int(out.ScannedCount)
+	}
+	return 0
 }
 
 // readUnits is the read capacity a call's answer reports (nil for a failed call: none).

@@ -31,6 +31,13 @@ func invitationCountKeys(inv domain.Invitation) []key {
 // the month item's count of the invitation's ten minutes: the counts by time always add up to the
 // count of every invitation written since they were kept.
 func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, error) {
+	return countsChangedBy([]*domain.Invitation{before}, []*domain.Invitation{after})
+}
+
+// countsChangedBy are the updates of the count items and their month items when the invitations gone
+// leave them and those come arrive (nil entries: none), summed per item: what the writes of each, one
+// after another, add up to.
+func countsChangedBy(gone, come []*domain.Invitation) ([]types.TransactWriteItem, error) {
 	deltas := map[key]map[string]int{}
 	var order []key
 	change := func(k key, attr string, d int) {
@@ -51,8 +58,12 @@ func countChanges(before, after *domain.Invitation) ([]types.TransactWriteItem, 
 			change(invitationMonthKey(k, inv.Status, month), slotCountAttr(slot), d)
 		}
 	}
-	add(before, -1)
-	add(after, +1)
+	for _, inv := range gone {
+		add(inv, -1)
+	}
+	for _, inv := range come {
+		add(inv, +1)
+	}
 	var items []types.TransactWriteItem
 	for _, k := range order {
 		var u expression.UpdateBuilder
