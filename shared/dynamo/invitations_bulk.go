@@ -37,7 +37,12 @@ func (s *Store) PutNewInvitations(ctx context.Context, invs []domain.Invitation)
 		if shown, err := inv.ShownFrom(refs); err == nil {
 			inv.Shown = &shown
 		}
-		keys := append(invitationCountKeys(*inv), invitationKey(inv.ID))
+		// The keys countsChangedBy touches for it: its count items and their month items.
+		keys := []key{invitationKey(inv.ID)}
+		month, _ := invitationBuckets(inv.CreatedAt)
+		for _, k := range invitationCountKeys(*inv) {
+			keys = append(keys, k, invitationMonthKey(k, inv.Status, month))
+		}
 		extra := 0
 		for _, k := range keys {
 			if !touched[k] {
