@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -207,7 +208,7 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		// The streams were read from the end of a ten minutes: the page is counted from there.
 		added = slices.DeleteFunc(added, func(e domain.InvitationEntry) bool { return domain.FormatTime(e.CreatedAt) >= w.below })
 	}
-	if err := s.topUp(ctx, streams, dropped); err != nil {
+	if err := s.topUp(ctx, streams, dropped, w, added); err != nil {
 		return domain.InvitationListPage{}, err
 	}
 	var entries []domain.InvitationEntry
@@ -227,7 +228,8 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 	if err != nil {
 		return domain.InvitationListPage{}, err
 	}
-	return domain.InvitationListPage{Count: c.Total, Invitations: invs, More: more}, nil
+	return domain.InvitationListPage{Count: c.Total, Invitations: invs, More: more,
+		Hints: composition(list, at, streams, shown)}, nil
 }
 
 // window is the page a list read is for, with what the count settled for a numbered page read after it:
@@ -310,9 +312,15 @@ type stream struct {
 	from     *domain.InvitationPosition // its entries lie beyond it (the window's position)
 	included bool                       // and its entry at it too
 	need     int
-	entries  []domain.InvitationEntry
-	rest     map[string]types.AttributeValue // where it goes on; nil once read to its end
-	ended    bool
+	// hinted: its limit is what the continuation's hint predicts the page takes from it, which may fall
+	// short; it is read on while its last entry read lies before the page's end (topUp).
+	hinted  bool
+	entries []domain.InvitationEntry
+	// seen is every entry read, those the list does not show too: where the stream got to, and what a
+	// page's composition counts.
+	seen  []domain.InvitationEntry
+	rest  map[string]types.AttributeValue // where it goes on; nil once read to its end
+	ended bool
 }
 
 // windowStreams are the streams of every source and stored status list may show, bounded as at names:
@@ -321,8 +329,13 @@ type stream struct {
 // something, each with exactly the entries it leaves out.
 func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *domain.InvitationCount) []*stream {
 	var out []*stream
+	statuses := listStatuses(list)
+	hints := at.Hints
+	if len(hints) != len(list.Sources)*len(statuses) {
+		hints = nil // another list's (the caller's organizations changed): today's read
+	}
 	for i, src := range list.Sources {
-		for _, status := range listStatuses(list) {
+		for j, status := range statuses {
 			if c != nil && c.Listed[i][status] <= 0 {
 				continue
 			}
@@ -338,6 +351,13 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 					st.q.high, st.q.descending = bound, true
 				}
 				st.q.limit = st.need + 1
+				if hints != nil {
+					// Hidden entries are in the hint: it counts every entry the page's range held.
+					st.hinted = true
+					st.q.limit = min(st.q.limit+hiddenAllowance, predictedEntries(hints[i*len(statuses)+j])+1)
+					out = append(out, st)
+					continue
+				}
 			case at.Last:
 				st.need = at.Size
 				st.q.limit = st.need
@@ -411,12 +431,21 @@ func (s *Store) readStreams(ctx context.Context, streams []*stream, alongside fu
 }
 
 // topUp reads on, in parallel, every stream that stopped before the entries the page needs from it
-// (those dropped not counting), until each has them or is read to its end.
-func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string]bool) error {
+// (those dropped not counting), until each has them or is read to its end. A stream read by a hint
+// needs what lies up to the page's end: it is short while the last entry it read lies before the first
+// entry past the page among those merged (or, fewer merged than the page holds, until its end), since
+// an entry it has not read could still belong on the page.
+func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string]bool, w window,
+	added []domain.InvitationEntry) error {
 	for {
+		end, whole := pageEnd(streams, dropped, w, added)
 		var short []*stream
 		for _, st := range streams {
-			if v := st.shown(dropped); !st.ended && v < st.need {
+			v := st.shown(dropped)
+			if st.hinted && !st.ended && (!whole || len(st.seen) == 0 || readBefore(st.seen[len(st.seen)-1], end, w.Backward)) {
+				st.q.start, st.q.limit = st.rest, max(1, st.need-v)+hiddenAllowance
+				short = append(short, st)
+			} else if !st.hinted && !st.ended && v < st.need {
 				st.q.start, st.q.limit = st.rest, st.need-v+hiddenAllowance
 				short = append(short, st)
 			}
@@ -428,6 +457,87 @@ func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string
 			return err
 		}
 	}
+}
+
+// pageEnd is the entry just past a continuation's page in its reading order among those streams read
+// (and the expiries not recorded added), whole false when they hold no entry past the page.
+func pageEnd(streams []*stream, dropped map[string]bool, w window,
+	added []domain.InvitationEntry) (domain.InvitationEntry, bool) {
+	merged := slices.Clone(added)
+	for _, st := range streams {
+		for _, e := range st.entries {
+			if !dropped[e.ID] {
+				merged = append(merged, e)
+			}
+		}
+	}
+	slices.SortFunc(merged, func(a, b domain.InvitationEntry) int {
+		if w.Backward {
+			return newestEntryFirst(b, a)
+		}
+		return newestEntryFirst(a, b)
+	})
+	merged = slices.CompactFunc(merged, func(a, b domain.InvitationEntry) bool { return a.ID == b.ID })
+	if len(merged) <= w.Size {
+		return domain.InvitationEntry{}, false
+	}
+	return merged[w.Size], true
+}
+
+// readBefore reports whether e comes strictly before end in a list read forwards (backward: after it).
+func readBefore(e, end domain.InvitationEntry, backward bool) bool {
+	c := newestEntryFirst(e, end)
+	if backward {
+		return c > 0
+	}
+	return c < 0
+}
+
+// predictedEntries is how many entries a stream is read for on a continuation whose hint says its
+// page's range held h of the stream's entries per page: the next page's range holds about as many, but
+// in a mix of streams drawn at random (the data sets', make scale's) a stream's share of a page varies
+// like a binomial count, by about its square root: three of those and three entries more leave a stream
+// short about once in several hundred pages, where a top-up costs a round trip. The hints are smoothed
+// over the pages walked (composition), which halves the variance the margin covers; a stream the last
+// pages held nothing of still reads six, as a small page's few entries may have missed it.
+func predictedEntries(h int) int {
+	return h + int(math.Ceil(3*math.Sqrt(float64(h+1)))) + 3
+}
+
+// composition is the hints of the links of the page that shows shown, read by streams: per stream of
+// list (each source and status, in order), how many of its entries, shown or not, lie in the page's
+// range, averaged with at's hints when it has them. A page that shows less than a full page has none:
+// it is the list's end, whose few entries say little of the mix of the pages before it.
+func composition(list domain.InvitationList, at domain.InvitationPageAt, streams []*stream,
+	shown []domain.InvitationEntry) []int {
+	if len(shown) < at.Size {
+		return nil
+	}
+	first, last := shown[0], shown[len(shown)-1]
+	statuses := listStatuses(list)
+	hints := make([]int, len(list.Sources)*len(statuses))
+	for _, st := range streams {
+		n := 0
+		for _, e := range st.seen {
+			if newestEntryFirst(first, e) <= 0 && newestEntryFirst(e, last) <= 0 {
+				n++
+			}
+		}
+		for i, src := range list.Sources {
+			for j, status := range statuses {
+				if q := sourceQuery(src, status); q.index == st.q.index && q.partition == st.q.partition &&
+					q.prefix == st.q.prefix {
+					hints[i*len(statuses)+j] += n
+				}
+			}
+		}
+	}
+	if len(at.Hints) == len(hints) {
+		for k := range hints {
+			hints[k] = (hints[k] + at.Hints[k] + 1) / 2
+		}
+	}
+	return hints
 }
 
 // shown is how many of the entries st read its list shows.
@@ -446,15 +556,16 @@ func (st *stream) shown(dropped map[string]bool) int {
 func (s *Store) readStream(ctx context.Context, st *stream) error {
 	rest, err := s.queryPartition(ctx, st.q, func(item map[string]types.AttributeValue) error {
 		org := stringAttr(item, "org_id")
-		if slices.Contains(st.except, org) {
-			return nil
-		}
 		created, err := invitationCreated(stringAttr(item, st.q.skAttr))
 		if err != nil {
 			return fail("decode invitation index entry", err)
 		}
 		e := domain.InvitationEntry{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), OrganizationID: org,
 			CreatedAt: created}
+		st.seen = append(st.seen, e)
+		if slices.Contains(st.except, org) {
+			return nil
+		}
 		if st.from == nil || beyond(e, *st.from, !st.q.descending) || (st.included && e.ID == st.from.ID) {
 			st.entries = append(st.entries, e)
 		}
