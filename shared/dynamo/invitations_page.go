@@ -351,13 +351,7 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 					st.q.high, st.q.descending = bound, true
 				}
 				st.q.limit = st.need + 1
-				if hints != nil {
-					// Hidden entries are in the hint: it counts every entry the page's range held.
-					st.hinted = true
-					st.q.limit = min(st.q.limit+hiddenAllowance, predictedEntries(hints[i*len(statuses)+j])+1)
-					out = append(out, st)
-					continue
-				}
+				st.hinted = hints != nil
 			case at.Last:
 				st.need = at.Size
 				st.q.limit = st.need
@@ -373,6 +367,11 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 				st.q.limit += c.Hidden[i][status]
 			case len(src.Except) > 0 || pendingOnly:
 				st.q.limit += hiddenAllowance
+			}
+			if st.hinted {
+				// The hint counts every entry the page's range held, hidden ones too; the position's own
+				// entry is read and left out.
+				st.q.limit = min(st.q.limit, predictedEntries(hints[i*len(statuses)+j])+1)
 			}
 			out = append(out, st)
 		}
