@@ -109,7 +109,7 @@ func TestAWalkCostsItsPages(t *testing.T) {
 					t.Errorf("%s at %d by %d: %s", w.list, w.n, c.size, msg)
 				}
 				streams, topUps := w.streams()
-				t.Logf("%-28.28s %5d: %d streams, %.2f entries per invitation shown, %d of %d pages read on",
+				t.Logf("%-28.28s %5d: %d streams, %.2f entries per invitation shown, pages %v of %d read on",
 					w.list, w.n, streams, float64(w.entries())/float64(max(1, w.count)), topUps, len(w.pages))
 				if c.size != 100 {
 					continue
@@ -206,16 +206,16 @@ func (c walkCost) units() float64 {
 	return total
 }
 
-// streams is how many streams a page of the walk reads (the fewest Queries a page made), and topUps on
-// how many of its pages one was read on (more Queries).
-func (c walkCost) streams() (streams, topUps int) {
+// streams is how many streams a page of the walk reads (the fewest Queries a page made), and topUps the
+// pages (from 1) on which one was read on (more Queries).
+func (c walkCost) streams() (streams int, topUps []int) {
 	streams = c.pages[0].queries
 	for _, p := range c.pages {
 		streams = min(streams, p.queries)
 	}
-	for _, p := range c.pages {
+	for i, p := range c.pages {
 		if p.queries > streams {
-			topUps++
+			topUps = append(topUps, i+1)
 		}
 	}
 	return streams, topUps
@@ -338,8 +338,8 @@ func aboutWhatItShows(c walkCost, size int) string {
 	if per := float64(c.entries()) / float64(max(1, c.count)); per > bound {
 		return fmt.Sprintf("%d streams: %.2f entries read per invitation shown, want at most %.2f", k, per, bound)
 	}
-	if topUps > len(c.pages)/50 {
-		return fmt.Sprintf("%d of %d pages read a stream on, want at most one in fifty", topUps, len(c.pages))
+	if len(topUps) > len(c.pages)/50 {
+		return fmt.Sprintf("pages %v of %d read a stream on, want at most one in fifty", topUps, len(c.pages))
 	}
 	return ""
 }

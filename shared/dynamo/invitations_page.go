@@ -492,21 +492,30 @@ func readBefore(e, end domain.InvitationEntry, backward bool) bool {
 	return c < 0
 }
 
-// predictedEntries is how many entries a stream is read for on a continuation whose hint says its
-// page's range held h of the stream's entries per page: the next page's range holds about as many, but
-// in a mix of streams drawn at random (the data sets', make scale's) a stream's share of a page varies
-// like a binomial count, by about its square root: three of those and three entries more leave a stream
-// short about once in several hundred pages, where a top-up costs a round trip. The hints are smoothed
-// over the pages walked (composition), which halves the variance the margin covers; a stream the last
-// pages held nothing of still reads six, as a small page's few entries may have missed it.
-func predictedEntries(h int) int {
-	return h + int(math.Ceil(3*math.Sqrt(float64(h+1)))) + 3
+// hintScale is the hints' unit: a quarter of an entry, so that their average over the pages walked
+// (composition) follows a share that moves by less than an entry a page.
+const hintScale = 4
+
+// predictedEntries is how many entries a stream is read for on a continuation whose hint says the pages
+// before held hint/hintScale of the stream's entries per page. The next page holds about as many, but
+// in a mix of streams drawn at random (the data sets', make scale's world) a stream's share of a page
+// varies like a binomial count, by about its square root h: three and a half of those and two entries
+// more leave one of twenty streams short about once in a thousand pages, where a top-up costs a round
+// trip. The hints average the pages walked, a quarter the last page's (composition), so their own error
+// adds a seventh to the variance the margin covers, and a stream that the pages before held nothing of still
+// reads six entries (5.5√1 + 1 + 2 with the rounding up): a page's composition can miss a small one.
+func predictedEntries(hint int) int {
+	h := float64(hint) / hintScale
+	return int(math.Ceil(h+3.5*math.Sqrt(h+1))) + 2
 }
 
 // composition is the hints of the links of the page that shows shown, read by streams: per stream of
 // list (each source and status, in order), how many of its entries, shown or not, lie in the page's
-// range, averaged with at's hints when it has them. A page that shows less than a full page has none:
-// it is the list's end, whose few entries say little of the mix of the pages before it.
+// range (in hintScale units); with at's hints, a quarter of that and three quarters of them, or that
+// when more: a stream's share then follows a mix that holds steady without the noise of one page, and
+// one that grows at once, so that a stream that fills a page reads about a page on the next one. A
+// page that shows less than a full page has none: it is the list's end, whose few entries say little
+// of the mix of the pages before it.
 func composition(list domain.InvitationList, at domain.InvitationPageAt, streams []*stream,
 	shown []domain.InvitationEntry) []int {
 	if len(shown) < at.Size {
@@ -526,14 +535,14 @@ func composition(list domain.InvitationList, at domain.InvitationPageAt, streams
 			for j, status := range statuses {
 				if q := sourceQuery(src, status); q.index == st.q.index && q.partition == st.q.partition &&
 					q.prefix == st.q.prefix {
-					hints[i*len(statuses)+j] += n
+					hints[i*len(statuses)+j] += n * hintScale
 				}
 			}
 		}
 	}
 	if len(at.Hints) == len(hints) {
 		for k := range hints {
-			hints[k] = (hints[k] + at.Hints[k] + 1) / 2
+			hints[k] = max(hints[k], (hints[k]+3*at.Hints[k]+2)/4)
 		}
 	}
 	return hints
