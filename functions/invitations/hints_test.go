@@ -1,13 +1,18 @@
 package invitations_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"net/http/httptest"
 	"net/url"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/reportingplatform/api/infra/testkit"
+	"github.com/reportingplatform/api/shared/domain"
+	"github.com/reportingplatform/api/shared/httpapi"
 )
 
 // TestATopUpKeepsAContinuationExact: a page reached by a link reads from each stream (an organization's
@@ -123,3 +128,91 @@ func TestATopUpKeepsAContinuationExact(t *testing.T) {
 		t.Fatalf("the walk showed %d invitations, want the 50 present throughout or created ahead of it", len(shown))
 	}
 }
+
+// TestACursorWithoutHintsReadsAsBefore: a link made before lists carried hints (a continuation of the
+// position alone, as a comment list's) still leads to the page after its position, read as it was
+// then: a page and two entries from every stream. The same link with hints reads less and shows the
+// same page. Hints altered in a link fail its signature: the page of its number, read by its number.
+func TestACursorWithoutHintsReadsAsBefore(t *testing.T) {
+	w := newWorld(t)
+	d := LoadDataset(t, w.db, w.now, 300)
+	want := d.List(d.Staff, ListQuery{Status: -1}, w.now)
+	first := w.walkStep(t, d.Staff, listPath+"?page_size=20")
+	if first.Next == nil || len(first.Results) != 20 {
+		t.Fatalf("page 1: %d results, next %v", len(first.Results), first.Next)
+	}
+	key, err := w.db.Store.StoredContinuationKey(t.Context())
+	if err != nil || key == nil {
+		t.Fatalf("continuation key: %v %v", key, err)
+	}
+	// The link page 1 had before hints: its last result's position, signed for page 2.
+	last := want[19]
+	r := httptest.NewRequest("GET", listPath+"?page_size=20", nil)
+	page, err := httpapi.Pagination.Read(r.URL.Query()).Resolve(len(want))
+	if err != nil {
+		t.Fatal(err)
+	}
+	plainNext, _ := page.Signed(key, []string{domain.InvitationPosition{CreatedAt: last.Created, ID: last.ID}.String()}).Links(r)
+	plain, err := url.Parse(*plainNext)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hinted, err := url.Parse(*first.Next)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Query().Get("cursor") == hinted.Query().Get("cursor") {
+		t.Fatalf("page 1's link carries no hints: %s", *first.Next)
+	}
+	altered := hinted.Query()
+	raw, err := base64.RawURLEncoding.DecodeString(altered.Get("cursor"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw[4]++ // the first hint (version, flags, page, count of hints)
+	altered.Set("cursor", base64.RawURLEncoding.EncodeToString(raw))
+	for _, tc := range []struct {
+		name, path string
+		limits     func(limits []int32) bool // the five streams' Queries'
+	}{
+		// A page and two entries, its position's own and one to know whether more follow.
+		{"without hints", plain.RequestURI(), func(ls []int32) bool { return !slices.ContainsFunc(ls, differs(22)) }},
+		// Each stream its share of 20 and a margin, at most the above: 21 and 22 for the pending ones.
+		{"with hints", hinted.RequestURI(), func(ls []int32) bool {
+			sum := int32(0)
+			for _, l := range ls {
+				sum += l
+			}
+			return slices.Max(ls) <= 22 && sum < 5*22-20
+		}},
+		// Page 2 by its number: two pages from every stream.
+		{"hints altered", hinted.Path + "?" + altered.Encode(), func(ls []int32) bool {
+			return !slices.ContainsFunc(ls, differs(40))
+		}},
+	} {
+		w.db.Calls.Reset()
+		p := w.walkStep(t, d.Staff, tc.path)
+		var got []string
+		for _, r := range p.Results {
+			got = append(got, r.ID)
+		}
+		var wantIDs []string
+		for _, inv := range want[20:40] {
+			wantIDs = append(wantIDs, inv.ID)
+		}
+		if p.Count != len(want) || !slices.Equal(got, wantIDs) {
+			t.Fatalf("%s: count %d, %v; want %d, %v", tc.name, p.Count, got, len(want), wantIDs)
+		}
+		var limits []int32
+		for _, in := range w.db.Calls.Inputs() {
+			if q, ok := in.(*dynamodb.QueryInput); ok && q.Limit != nil {
+				limits = append(limits, *q.Limit)
+			}
+		}
+		if len(limits) != 5 || !tc.limits(limits) {
+			t.Errorf("%s: the streams' Queries were limited to %v", tc.name, limits)
+		}
+	}
+}
+
+func differs(n int32) func(int32) bool { return func(l int32) bool { return l != n } }

@@ -207,15 +207,15 @@ func (c walkCost) units() float64 {
 }
 
 // streams is how many streams a page of the walk reads (the fewest Queries a page made), and topUps the
-// pages (from 1) on which one was read on (more Queries).
+// pages reached by a link (2 on) on which one was read on (more Queries).
 func (c walkCost) streams() (streams int, topUps []int) {
 	streams = c.pages[0].queries
 	for _, p := range c.pages {
 		streams = min(streams, p.queries)
 	}
-	for i, p := range c.pages {
+	for i, p := range c.pages[1:] {
 		if p.queries > streams {
-			topUps = append(topUps, i+1)
+			topUps = append(topUps, i+2)
 		}
 	}
 	return streams, topUps
@@ -330,7 +330,8 @@ func linearGrowth(r, size, most float64) string {
 // and 20. A quarter over that covers what the shares count but the list does not show (invitations of
 // their organizations to a member's own address), the walk's first page, which reads a page from
 // every stream, and the pages read on. Those are rare, a stream's share of a page varying less than
-// its margin: at most one page in fifty.
+// its margin but by chance: at most two and one page in fifty (about one in a hundred pages expected
+// at worst, none seen in the walks' 400 pages run after run).
 func aboutWhatItShows(c walkCost, size int) string {
 	k, topUps := c.streams()
 	perPage := float64(size+4*k) + 3*math.Sqrt(float64(k*(size+k)))
@@ -338,8 +339,8 @@ func aboutWhatItShows(c walkCost, size int) string {
 	if per := float64(c.entries()) / float64(max(1, c.count)); per > bound {
 		return fmt.Sprintf("%d streams: %.2f entries read per invitation shown, want at most %.2f", k, per, bound)
 	}
-	if len(topUps) > len(c.pages)/50 {
-		return fmt.Sprintf("pages %v of %d read a stream on, want at most one in fifty", topUps, len(c.pages))
+	if len(topUps) > 2+len(c.pages)/50 {
+		return fmt.Sprintf("pages %v of %d read a stream on, want at most two and one in fifty", topUps, len(c.pages))
 	}
 	return ""
 }

@@ -150,7 +150,8 @@ const speculativeStreams = 50
 // ListInvitations reads the count of list and, in parallel with it, the index entries of every source
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
-// entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
+// entries than hiddenAllowance; on a continuation with hints, more entries than they predicted) is
+// read on from where it stopped, after the count; the page's hints go back with it for its links. A numbered page
 // deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first; a
 // numbered page as deep from both ends is placed by the counts by time (bucketStreams).
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
@@ -493,29 +494,28 @@ func readBefore(e, end domain.InvitationEntry, backward bool) bool {
 }
 
 // hintScale is the hints' unit: a quarter of an entry, so that their average over the pages walked
-// (composition) follows a share that moves by less than an entry a page.
+// (composition) follows a share that moves by less than an entry a page, rounding aside.
 const hintScale = 4
 
 // predictedEntries is how many entries a stream is read for on a continuation whose hint says the pages
 // before held hint/hintScale of the stream's entries per page. The next page holds about as many, but
 // in a mix of streams drawn at random (the data sets', make scale's world) a stream's share of a page
-// varies like a binomial count, by about its square root h: three and a half of those and two entries
-// more leave one of twenty streams short about once in a thousand pages, where a top-up costs a round
-// trip. The hints average the pages walked, a quarter the last page's (composition), so their own error
-// adds a seventh to the variance the margin covers, and a stream that the pages before held nothing of still
-// reads six entries (5.5√1 + 1 + 2 with the rounding up): a page's composition can miss a small one.
+// varies like a binomial count, by about the square root of h, and the hint, an average of the pages
+// before (composition), errs by a third of that variance again: three square roots and three entries
+// more leave one of twenty streams short about once in a hundred pages or less (a top-up, a round trip
+// more), where a page reads about twice what it shows. A stream the pages before held nothing of still
+// reads six entries: a page's composition can miss a small one.
 func predictedEntries(hint int) int {
 	h := float64(hint) / hintScale
-	return int(math.Ceil(h+3.5*math.Sqrt(h+1))) + 2
+	return int(math.Ceil(h+3*math.Sqrt(h+1))) + 3
 }
 
 // composition is the hints of the links of the page that shows shown, read by streams: per stream of
 // list (each source and status, in order), how many of its entries, shown or not, lie in the page's
-// range (in hintScale units); with at's hints, a quarter of that and three quarters of them, or that
-// when more: a stream's share then follows a mix that holds steady without the noise of one page, and
-// one that grows at once, so that a stream that fills a page reads about a page on the next one. A
-// page that shows less than a full page has none: it is the list's end, whose few entries say little
-// of the mix of the pages before it.
+// range (in hintScale units); with at's hints, the mean of the two: a stream's share follows a mix that
+// holds steady with half the noise of one page, and one that changes within a page or two. A page that
+// shows less than a full page has none: it is the list's end, whose few entries say little of the mix
+// of the pages before it.
 func composition(list domain.InvitationList, at domain.InvitationPageAt, streams []*stream,
 	shown []domain.InvitationEntry) []int {
 	if len(shown) < at.Size {
@@ -542,7 +542,7 @@ func composition(list domain.InvitationList, at domain.InvitationPageAt, streams
 	}
 	if len(at.Hints) == len(hints) {
 		for k := range hints {
-			hints[k] = max(hints[k], (hints[k]+3*at.Hints[k]+2)/4)
+			hints[k] = (hints[k] + at.Hints[k] + 1) / 2
 		}
 	}
 	return hints
