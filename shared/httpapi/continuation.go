@@ -47,6 +47,9 @@ const (
 	// maxHint bounds each hint decoded: a store reads no more than a few pages per stream whatever it
 	// says.
 	maxHint = 1 << 16
+	// maxHints is the most hints a continuation carries (a link of a list of more carries none), so
+	// that with a position it stays well within maxCursor.
+	maxHints = 256
 )
 
 // Continuation is a continuation that checked out: the page it is for and where that page lies.
@@ -219,7 +222,7 @@ func (r PageRequest) Continuation(req *http.Request, key []byte) (c Continuation
 // hints when b does not hold them.
 func decodeHints(b []byte) ([]int, []byte) {
 	k, used := binary.Uvarint(b)
-	if used <= 0 || k == 0 || k > uint64(len(b)) {
+	if used <= 0 || k == 0 || k > maxHints || k > uint64(len(b)) {
 		return nil, nil
 	}
 	b = b[used:]
@@ -296,9 +299,10 @@ func (p Page) Signed(key []byte, positions []string) Page {
 }
 
 // Hinted returns p with links whose continuations carry hints, the store's word on the page they
-// leave (InvitationListPage.Hints), when it shows a result: a link out of an empty page carries none.
+// leave (InvitationListPage.Hints), when it shows a result: a link out of an empty page carries none,
+// nor does one of a list of more than maxHints streams.
 func (p Page) Hinted(hints []int) Page {
-	if len(p.positions) > 0 {
+	if len(p.positions) > 0 && len(hints) <= maxHints {
 		p.hints = hints
 	}
 	return p

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -353,6 +354,7 @@ func TestHintsTravelSigned(t *testing.T) {
 	}
 	for name, p := range map[string][]byte{
 		"more hints counted than sent": {1, flagHints, 3, 9, 40, 0, 7, 'p'},
+		"more hints than are carried":  append(append([]byte{1, flagHints, 3, 0x81, 0x02}, make([]byte, 257)...), 'p'),
 		"no hint counted":              {1, flagHints, 3, 0, 'p'},
 		"a hint too large":             {1, flagHints, 3, 1, 0xff, 0xff, 0x7f, 'p'},
 		"hints and no position":        {1, flagHints, 3, 2, 1, 2},
@@ -369,6 +371,14 @@ func TestHintsTravelSigned(t *testing.T) {
 	}
 	if c, ok := continuationOf(follow(t, plain), testKey); !ok || c.Hints != nil || c.Position != "p40" {
 		t.Fatalf("a continuation without hints reads back as %+v %v", c, ok)
+	}
+	many, _ := page.Signed(testKey, []string{"p21", "p40"}).Hinted(make([]int, maxHints+1)).Links(r)
+	if c, ok := continuationOf(follow(t, many), testKey); !ok || c.Hints != nil || len(*many) > maxCursor {
+		t.Fatalf("a link of %d streams carries %+v %v (%d bytes)", maxHints+1, c, ok, len(*many))
+	}
+	most, _ := page.Signed(testKey, []string{"p21", "p40"}).Hinted(slices.Repeat([]int{maxHint}, maxHints)).Links(r)
+	if c, ok := continuationOf(follow(t, most), testKey); !ok || len(c.Hints) != maxHints {
+		t.Fatalf("a link of %d streams of the largest hints carries %d hints, %v", maxHints, len(c.Hints), ok)
 	}
 	empty, _ := page.Signed(testKey, nil).Hinted(hints).Links(r)
 	if strings.Contains(*empty, CursorParam) {
