@@ -152,7 +152,8 @@ func TestACursorWithoutHintsReadsAsBefore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	plainNext, _ := page.Signed(key, []string{domain.InvitationPosition{CreatedAt: last.Created, ID: last.ID}.String()}).Links(r)
+	position := domain.InvitationPosition{CreatedAt: last.Created, ID: last.ID}.String()
+	plainNext, _ := page.Signed(key, []string{position}).Links(r)
 	plain, err := url.Parse(*plainNext)
 	if err != nil {
 		t.Fatal(err)

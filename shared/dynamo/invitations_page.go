@@ -151,9 +151,9 @@ const speculativeStreams = 50
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
 // entries than hiddenAllowance; on a continuation with hints, more entries than they predicted) is
-// read on from where it stopped, after the count; the page's hints go back with it for its links. A numbered page
-// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first; a
-// numbered page as deep from both ends is placed by the counts by time (bucketStreams).
+// read on from where it stopped, after the count; the page's hints go back with it for its links. A
+// numbered page deeper than speculativeEntries, and a list of more than speculativeStreams streams,
+// count first; a numbered page as deep from both ends is placed by the counts by time (bucketStreams).
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
 	now time.Time) (domain.InvitationListPage, error) {
 	if at.Size <= 0 {
