@@ -331,7 +331,7 @@ func linearGrowth(r, size, most float64) string {
 // their organizations to a member's own address), the walk's first page, which reads a page from
 // every stream, and the pages read on. Those are rare, a stream's share of a page varying less than
 // its margin but by chance: at most two and one page in fifty (about one in a hundred pages expected
-// at worst, none seen in the walks' 400 pages run after run).
+// at worst; one or two of the walks' 400 pages read on, run after run).
 func aboutWhatItShows(c walkCost, size int) string {
 	k, topUps := c.streams()
 	perPage := float64(size+4*k) + 3*math.Sqrt(float64(k*(size+k)))
