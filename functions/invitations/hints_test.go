@@ -20,7 +20,8 @@ import (
 // sharply between pages (a status the page before held nothing of fills the next one), the stream read
 // short is read on, one sequential call more, and the page is still exactly the list's next entries;
 // a page whose mix is as predicted costs three calls. Invitations are deleted, created inside the next
-// page's range and revoked (moved to another stream) between the pages.
+// page's range and revoked (moved to another stream) between the pages. The walk back by previous
+// links (pages read backwards) is as exact.
 func TestATopUpKeepsAContinuationExact(t *testing.T) {
 	w := newWorld(t)
 	staff := Caller{Token: w.token(t, w.staff)}
@@ -83,7 +84,10 @@ func TestATopUpKeepsAContinuationExact(t *testing.T) {
 			}
 		})
 	}
-	var shown []string
+	var (
+		shown []string
+		last  walkPage
+	)
 	// Page 3's mix is page 2's (pending ones, and the declined one the model did not see coming fits in
 	// what every stream reads beyond its share).
 	wantCalls := []int{3, 4, 3, 4, 4}
@@ -119,13 +123,40 @@ func TestATopUpKeepsAContinuationExact(t *testing.T) {
 		}
 		shown = append(shown, got...)
 		change(page)
-		path = ""
+		path, last = "", p
 		if p.Next != nil {
 			path = *p.Next
 		}
 	}
 	if len(shown) != 50 {
 		t.Fatalf("the walk showed %d invitations, want the 50 present throughout or created ahead of it", len(shown))
+	}
+
+	// Back by previous from the last page, nothing changing: each page is the ten before the one
+	// after it. The hints average the pages walked, so they still hold enough of the revoked and
+	// pending ones of the pages just walked; the accepted ones, four pages back, read on.
+	all := list()
+	before := last.Results[0].ID
+	var calls []int
+	for page := 4; last.Previous != nil; page-- {
+		w.db.Calls.Reset()
+		w.db.Calls.SimulateLatency(testkit.BudgetLatency)
+		last = w.walkStep(t, staff, *last.Previous)
+		w.db.Calls.SimulateLatency(0)
+		calls = append(calls, w.db.Calls.Sequential())
+		to := slices.Index(all, before)
+		want := all[max(0, to-10):to]
+		var got []string
+		for _, r := range last.Results {
+			got = append(got, r.ID)
+		}
+		if !slices.Equal(got, want) {
+			t.Fatalf("back to page %d: %v; want %v", page, got, want)
+		}
+		before = got[0]
+	}
+	if !slices.Equal(calls, []int{3, 3, 3, 4}) {
+		t.Errorf("back to pages 4 to 1: %v sequential calls, want 3, 3, 3 and 4 (the accepted ones)", calls)
 	}
 }
 
