@@ -85,7 +85,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	if continued {
 		var pos domain.InvitationPosition
 		if pos, continued = domain.ParseInvitationPosition(c.Position); continued {
-			at.From, at.Backward, at.Included = &pos, c.Before, c.Included
+			at.From, at.Backward, at.Included, at.Hints = &pos, c.Before, c.Included, c.Hints
 		}
 	}
 	now := h.Clock.Now()
@@ -111,7 +111,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		results = append(results, newInvitationResponse(inv, now))
 		positions = append(positions, domain.PositionOf(inv).String())
 	}
-	httpapi.WritePage(w, r, page.Signed(key, positions), results)
+	httpapi.WritePage(w, r, page.Signed(key, positions).Hinted(read.Hints), results)
 	return nil
 }
 

@@ -120,6 +120,10 @@ type InvitationPageAt struct {
 	From     *InvitationPosition
 	Backward bool
 	Included bool
+	// Hints, which only the store interprets, are what the page a continuation came from found of the
+	// list's streams (InvitationListPage.Hints): what a page From reads of each; nil, or another list's,
+	// and it reads what any mix of them could need.
+	Hints []int
 }
 
 // InvitationPosition is a place in a list: lists order by creation time, newest first, then by id, so
@@ -154,6 +158,9 @@ type InvitationListPage struct {
 	Count       int
 	Invitations []Invitation
 	More        bool
+	// Hints are what the page's links carry for the store to read their pages by (InvitationPageAt);
+	// nil when it shows nothing.
+	Hints []int
 }
 
 // InvitationEntry is an invitation as an index entry names it: enough to place it in a list (and, for

@@ -3,6 +3,7 @@ package dynamo
 import (
 	"context"
 	"errors"
+	"math"
 	"slices"
 	"strings"
 	"time"
@@ -149,9 +150,10 @@ const speculativeStreams = 50
 // ListInvitations reads the count of list and, in parallel with it, the index entries of every source
 // and stored status the list shows that place the page at names; merges them; and reads the page's
 // invitations in one BatchGetItem. A stream that fell short of what the page needs (more hidden
-// entries than hiddenAllowance) is read on from where it stopped, after the count. A numbered page
-// deeper than speculativeEntries, and a list of more than speculativeStreams streams, count first; a
-// numbered page as deep from both ends is placed by the counts by time (bucketStreams).
+// entries than hiddenAllowance; on a continuation with hints, more entries than they predicted) is
+// read on from where it stopped, after the count; the page's hints go back with it for its links. A
+// numbered page deeper than speculativeEntries, and a list of more than speculativeStreams streams,
+// count first; a numbered page as deep from both ends is placed by the counts by time (bucketStreams).
 func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList, at domain.InvitationPageAt,
 	now time.Time) (domain.InvitationListPage, error) {
 	if at.Size <= 0 {
@@ -207,7 +209,7 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 		// The streams were read from the end of a ten minutes: the page is counted from there.
 		added = slices.DeleteFunc(added, func(e domain.InvitationEntry) bool { return domain.FormatTime(e.CreatedAt) >= w.below })
 	}
-	if err := s.topUp(ctx, streams, dropped); err != nil {
+	if err := s.topUp(ctx, streams, dropped, w, added); err != nil {
 		return domain.InvitationListPage{}, err
 	}
 	var entries []domain.InvitationEntry
@@ -227,7 +229,8 @@ func (s *Store) ListInvitations(ctx context.Context, list domain.InvitationList,
 	if err != nil {
 		return domain.InvitationListPage{}, err
 	}
-	return domain.InvitationListPage{Count: c.Total, Invitations: invs, More: more}, nil
+	return domain.InvitationListPage{Count: c.Total, Invitations: invs, More: more,
+		Hints: composition(list, at, streams, shown)}, nil
 }
 
 // window is the page a list read is for, with what the count settled for a numbered page read after it:
@@ -310,9 +313,15 @@ type stream struct {
 	from     *domain.InvitationPosition // its entries lie beyond it (the window's position)
 	included bool                       // and its entry at it too
 	need     int
-	entries  []domain.InvitationEntry
-	rest     map[string]types.AttributeValue // where it goes on; nil once read to its end
-	ended    bool
+	// hinted: its limit is what the continuation's hint predicts the page takes from it, which may fall
+	// short; it is read on while its last entry read lies before the page's end (topUp).
+	hinted  bool
+	entries []domain.InvitationEntry
+	// seen is every entry read, those the list does not show too: where the stream got to, and what a
+	// page's composition counts.
+	seen  []domain.InvitationEntry
+	rest  map[string]types.AttributeValue // where it goes on; nil once read to its end
+	ended bool
 }
 
 // windowStreams are the streams of every source and stored status list may show, bounded as at names:
@@ -321,8 +330,13 @@ type stream struct {
 // something, each with exactly the entries it leaves out.
 func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *domain.InvitationCount) []*stream {
 	var out []*stream
+	statuses := listStatuses(list)
+	hints := at.Hints
+	if len(hints) != len(list.Sources)*len(statuses) {
+		hints = nil // another list's (the caller's organizations changed): today's read
+	}
 	for i, src := range list.Sources {
-		for _, status := range listStatuses(list) {
+		for j, status := range statuses {
 			if c != nil && c.Listed[i][status] <= 0 {
 				continue
 			}
@@ -338,6 +352,7 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 					st.q.high, st.q.descending = bound, true
 				}
 				st.q.limit = st.need + 1
+				st.hinted = hints != nil
 			case at.Last:
 				st.need = at.Size
 				st.q.limit = st.need
@@ -353,6 +368,11 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 				st.q.limit += c.Hidden[i][status]
 			case len(src.Except) > 0 || pendingOnly:
 				st.q.limit += hiddenAllowance
+			}
+			if st.hinted {
+				// The hint counts every entry the page's range held, hidden ones too; the position's own
+				// entry is read and left out.
+				st.q.limit = min(st.q.limit, predictedEntries(hints[i*len(statuses)+j])+1)
 			}
 			out = append(out, st)
 		}
@@ -411,12 +431,21 @@ func (s *Store) readStreams(ctx context.Context, streams []*stream, alongside fu
 }
 
 // topUp reads on, in parallel, every stream that stopped before the entries the page needs from it
-// (those dropped not counting), until each has them or is read to its end.
-func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string]bool) error {
+// (those dropped not counting), until each has them or is read to its end. A stream read by a hint
+// needs what lies up to the page's end: it is short while the last entry it read lies before the first
+// entry past the page among those merged (or, fewer merged than the page holds, until its end), since
+// an entry it has not read could still belong on the page.
+func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string]bool, w window,
+	added []domain.InvitationEntry) error {
 	for {
+		end, whole := pageEnd(streams, dropped, w, added)
 		var short []*stream
 		for _, st := range streams {
-			if v := st.shown(dropped); !st.ended && v < st.need {
+			v := st.shown(dropped)
+			if st.hinted && !st.ended && (!whole || len(st.seen) == 0 || readBefore(st.seen[len(st.seen)-1], end, w.Backward)) {
+				st.q.start, st.q.limit = st.rest, max(1, st.need-v)+hiddenAllowance
+				short = append(short, st)
+			} else if !st.hinted && !st.ended && v < st.need {
 				st.q.start, st.q.limit = st.rest, st.need-v+hiddenAllowance
 				short = append(short, st)
 			}
@@ -428,6 +457,95 @@ func (s *Store) topUp(ctx context.Context, streams []*stream, dropped map[string
 			return err
 		}
 	}
+}
+
+// pageEnd is the entry just past a continuation's page in its reading order among those streams read
+// (and the expiries not recorded added), whole false when they hold no entry past the page.
+func pageEnd(streams []*stream, dropped map[string]bool, w window,
+	added []domain.InvitationEntry) (domain.InvitationEntry, bool) {
+	merged := slices.Clone(added)
+	for _, st := range streams {
+		for _, e := range st.entries {
+			if !dropped[e.ID] {
+				merged = append(merged, e)
+			}
+		}
+	}
+	slices.SortFunc(merged, func(a, b domain.InvitationEntry) int {
+		if w.Backward {
+			return newestEntryFirst(b, a)
+		}
+		return newestEntryFirst(a, b)
+	})
+	merged = slices.CompactFunc(merged, func(a, b domain.InvitationEntry) bool { return a.ID == b.ID })
+	if len(merged) <= w.Size {
+		return domain.InvitationEntry{}, false
+	}
+	return merged[w.Size], true
+}
+
+// readBefore reports whether e comes strictly before end in a list read forwards (backward: after it).
+func readBefore(e, end domain.InvitationEntry, backward bool) bool {
+	c := newestEntryFirst(e, end)
+	if backward {
+		return c > 0
+	}
+	return c < 0
+}
+
+// hintScale is the hints' unit: a quarter of an entry, so that their average over the pages walked
+// (composition) follows a share that moves by less than an entry a page, rounding aside.
+const hintScale = 4
+
+// predictedEntries is how many entries a stream is read for on a continuation whose hint says the pages
+// before held hint/hintScale of the stream's entries per page. The next page holds about as many, but
+// in a mix of streams drawn at random (the data sets', make scale's world) a stream's share of a page
+// varies like a binomial count, by about the square root of h, and the hint, an average of the pages
+// before (composition), errs by a third of that variance again: three square roots and three entries
+// more leave one of twenty streams short about once in a hundred pages or less (a top-up, a round trip
+// more), where a page reads about twice what it shows. A stream the pages before held nothing of still
+// reads six entries: a page's composition can miss a small one.
+func predictedEntries(hint int) int {
+	h := float64(hint) / hintScale
+	return int(math.Ceil(h+3*math.Sqrt(h+1))) + 3
+}
+
+// composition is the hints of the links of the page that shows shown, read by streams: per stream of
+// list (each source and status, in order), how many of its entries, shown or not, lie in the page's
+// range (in hintScale units); with at's hints, the mean of the two: a stream's share follows a mix that
+// holds steady with half the noise of one page, and one that changes within a page or two. A page that
+// shows less than a full page has none: it is the list's end, whose few entries say little of the mix
+// of the pages before it.
+func composition(list domain.InvitationList, at domain.InvitationPageAt, streams []*stream,
+	shown []domain.InvitationEntry) []int {
+	if len(shown) < at.Size {
+		return nil
+	}
+	first, last := shown[0], shown[len(shown)-1]
+	statuses := listStatuses(list)
+	hints := make([]int, len(list.Sources)*len(statuses))
+	for _, st := range streams {
+		n := 0
+		for _, e := range st.seen {
+			if newestEntryFirst(first, e) <= 0 && newestEntryFirst(e, last) <= 0 {
+				n++
+			}
+		}
+		for i, src := range list.Sources {
+			for j, status := range statuses {
+				if q := sourceQuery(src, status); q.index == st.q.index && q.partition == st.q.partition &&
+					q.prefix == st.q.prefix {
+					hints[i*len(statuses)+j] += n * hintScale
+				}
+			}
+		}
+	}
+	if len(at.Hints) == len(hints) {
+		for k := range hints {
+			hints[k] = (hints[k] + at.Hints[k] + 1) / 2
+		}
+	}
+	return hints
 }
 
 // shown is how many of the entries st read its list shows.
@@ -446,15 +564,16 @@ func (st *stream) shown(dropped map[string]bool) int {
 func (s *Store) readStream(ctx context.Context, st *stream) error {
 	rest, err := s.queryPartition(ctx, st.q, func(item map[string]types.AttributeValue) error {
 		org := stringAttr(item, "org_id")
-		if slices.Contains(st.except, org) {
-			return nil
-		}
 		created, err := invitationCreated(stringAttr(item, st.q.skAttr))
 		if err != nil {
 			return fail("decode invitation index entry", err)
 		}
 		e := domain.InvitationEntry{ID: idAfter(stringAttr(item, attrPK), "INVITATION#"), OrganizationID: org,
 			CreatedAt: created}
+		st.seen = append(st.seen, e)
+		if slices.Contains(st.except, org) {
+			return nil
+		}
 		if st.from == nil || beyond(e, *st.from, !st.q.descending) || (st.included && e.ID == st.from.ID) {
 			st.entries = append(st.entries, e)
 		}

@@ -27,6 +27,11 @@ import (
 // continuation of another list fails its MAC like a forged one. One that does not check out, or names
 // another page number than the request's page, is no continuation: the page is served by its number,
 // DRF's way, so forging or editing one gains nothing.
+//
+// A list merged from several streams (invitations') also carries hints, signed with the rest: what its
+// store found of each stream on the page the link leaves, so that the linked page reads about what it
+// shows rather than a page from every stream. A continuation without them (a comment list's, or one
+// made before lists carried them) is read as before.
 
 // CursorParam is the query parameter of a continuation.
 const CursorParam = "cursor"
@@ -36,8 +41,15 @@ const (
 	macSize             = 16 // bytes of the HMAC kept: 128 bits
 	flagBefore          = 1 << 0
 	flagIncluded        = 1 << 1
+	flagHints           = 1 << 2
 	// maxCursor bounds what is decoded at all: a position is a sort key of well under 1 KB.
 	maxCursor = 2048
+	// maxHint bounds each hint decoded: a store reads no more than a few pages per stream whatever it
+	// says.
+	maxHint = 1 << 16
+	// maxHints is the most hints a continuation carries (a link of a list of more carries none), so
+	// that with a position it stays well within maxCursor.
+	maxHints = 256
 )
 
 // Continuation is a continuation that checked out: the page it is for and where that page lies.
@@ -53,6 +65,9 @@ type Continuation struct {
 	Included bool
 	// Position is the list's sort key of an entry, which only the list's store interprets.
 	Position string
+	// Hints are what the list's store said of the page the link leaves (Page.Hinted), which only it
+	// interprets; nil when the link carries none.
+	Hints []int
 }
 
 // ContinuationKeys is one process's copy of the key continuations are signed with: read from the store
@@ -182,15 +197,44 @@ func (r PageRequest) Continuation(req *http.Request, key []byte) (c Continuation
 	if !hmac.Equal(mac, continuationMAC(key, payload, req.URL.Path, req.URL.Query())) {
 		return Continuation{}, false
 	}
-	if payload[0] != continuationVersion || payload[1]&^(flagBefore|flagIncluded) != 0 {
+	if payload[0] != continuationVersion || payload[1]&^(flagBefore|flagIncluded|flagHints) != 0 {
 		return Continuation{}, false
 	}
 	n, used := binary.Uvarint(payload[2:])
-	if used <= 0 || n != uint64(r.number) || len(payload) == 2+used {
+	if used <= 0 || n != uint64(r.number) {
 		return Continuation{}, false
 	}
-	return Continuation{Number: r.number, Before: payload[1]&flagBefore != 0, Included: payload[1]&flagIncluded != 0,
-		Position: string(payload[2+used:])}, true
+	c = Continuation{Number: r.number, Before: payload[1]&flagBefore != 0, Included: payload[1]&flagIncluded != 0}
+	rest := payload[2+used:]
+	if payload[1]&flagHints != 0 {
+		if c.Hints, rest = decodeHints(rest); c.Hints == nil {
+			return Continuation{}, false
+		}
+	}
+	if len(rest) == 0 {
+		return Continuation{}, false
+	}
+	c.Position = string(rest)
+	return c, true
+}
+
+// decodeHints reads the count of hints and the hints at the start of b, and what follows them; nil
+// hints when b does not hold them.
+func decodeHints(b []byte) ([]int, []byte) {
+	k, used := binary.Uvarint(b)
+	if used <= 0 || k == 0 || k > maxHints || k > uint64(len(b)) {
+		return nil, nil
+	}
+	b = b[used:]
+	hints := make([]int, 0, k)
+	for range k {
+		h, used := binary.Uvarint(b)
+		if used <= 0 || h > maxHint {
+			return nil, nil
+		}
+		hints, b = append(hints, int(h)), b[used:]
+	}
+	return hints, b
 }
 
 // encode is c as the cursor parameter of a link to u, a URL of the list at path (the request's).
@@ -202,7 +246,16 @@ func (c Continuation) encode(key []byte, path string, u *url.URL) string {
 	if c.Included {
 		flags |= flagIncluded
 	}
+	if len(c.Hints) > 0 {
+		flags |= flagHints
+	}
 	payload := binary.AppendUvarint([]byte{continuationVersion, flags}, uint64(c.Number))
+	if len(c.Hints) > 0 {
+		payload = binary.AppendUvarint(payload, uint64(len(c.Hints)))
+		for _, h := range c.Hints {
+			payload = binary.AppendUvarint(payload, uint64(min(max(h, 0), maxHint)))
+		}
+	}
 	payload = append(payload, c.Position...)
 	q, _ := url.ParseQuery(u.RawQuery)
 	return base64.RawURLEncoding.EncodeToString(append(payload, continuationMAC(key, payload, path, q)...))
@@ -245,6 +298,16 @@ func (p Page) Signed(key []byte, positions []string) Page {
 	return p
 }
 
+// Hinted returns p with links whose continuations carry hints, the store's word on the page they
+// leave (InvitationListPage.Hints), when it shows a result: a link out of an empty page carries none,
+// nor does one of a list of more than maxHints streams.
+func (p Page) Hinted(hints []int) Page {
+	if len(p.positions) > 0 && len(hints) <= maxHints {
+		p.hints = hints
+	}
+	return p
+}
+
 // ends tells whether the page has a next and a previous page: by the count (DRF) for a page found by
 // its number, by what was read for one found by a continuation (Continued).
 func (p Page) ends() (next, previous bool) {
@@ -264,7 +327,7 @@ func (p Page) ends() (next, previous bool) {
 // position it was asked for, now on the other side of it; a page found by its number that shows nothing
 // has no position: ok false, and its link is DRF's.
 func (p Page) continuation(n int, before bool) (Continuation, bool) {
-	c := Continuation{Number: n, Before: before}
+	c := Continuation{Number: n, Before: before, Hints: p.hints}
 	switch {
 	case len(p.positions) > 0 && before:
 		c.Position = p.positions[0]

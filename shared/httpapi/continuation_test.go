@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -66,7 +68,7 @@ func TestSignedLinksCarryTheirPageAndPosition(t *testing.T) {
 			t.Fatalf("link %s, want it to start %s", *tc.link, tc.prefix)
 		}
 		got, ok := continuationOf(follow(t, tc.link), testKey)
-		if !ok || got != tc.want {
+		if !ok || !reflect.DeepEqual(got, tc.want) {
 			t.Fatalf("%s: continuation %+v %v, want %+v", *tc.link, got, ok, tc.want)
 		}
 	}
@@ -173,7 +175,7 @@ func TestContinuedPagesEnds(t *testing.T) {
 					continue
 				}
 				c, ok := continuationOf(follow(t, l.got), testKey)
-				if !ok || c != *l.want {
+				if !ok || !reflect.DeepEqual(c, *l.want) {
 					t.Fatalf("%s carries %+v %v, want %+v", l.name, c, ok, *l.want)
 				}
 			}
@@ -212,7 +214,7 @@ func TestResizedPagesSignTheirOwnSize(t *testing.T) {
 	small := page.Signed(testKey, positions).cut(4)
 	small.Number, small.Size, small.resized = 6, 4, true
 	next, _ := small.Links(r)
-	if c, ok := continuationOf(follow(t, next), testKey); !ok || c != (Continuation{Number: 7, Position: "d"}) ||
+	if c, ok := continuationOf(follow(t, next), testKey); !ok || !reflect.DeepEqual(c, Continuation{Number: 7, Position: "d"}) ||
 		!strings.Contains(*next, "page_size=4") {
 		t.Fatalf("next %s carries %+v %v", *next, c, ok)
 	}
@@ -307,5 +309,79 @@ func TestContinuationKeysAreReadOncePerProcess(t *testing.T) {
 	}
 	if store.calls.Load() != before {
 		t.Fatalf("%d reads of a kept key", store.calls.Load()-before)
+	}
+}
+
+// TestHintsTravelSigned: a hinted page's links carry its hints under the MAC with the rest: the page
+// they lead to reads them back as they were; a hint altered, or a count of hints that does not match
+// what follows, does not check out. A page without hints (a comment list's) links as before they
+// existed, and such a continuation reads back without hints.
+func TestHintsTravelSigned(t *testing.T) {
+	r := get(listTarget + "&page=2")
+	page, _ := drf.Read(r.URL.Query()).Resolve(45)
+	hints := []int{40, 0, 300, 7}
+	next, previous := page.Signed(testKey, []string{"p21", "p40"}).Hinted(hints).Links(r)
+	for _, tc := range []struct {
+		link *string
+		want Continuation
+	}{
+		{next, Continuation{Number: 3, Position: "p40", Hints: hints}},
+		{previous, Continuation{Number: 1, Before: true, Position: "p21", Hints: hints}},
+	} {
+		if got, ok := continuationOf(follow(t, tc.link), testKey); !ok || !reflect.DeepEqual(got, tc.want) {
+			t.Fatalf("%s: continuation %+v %v, want %+v", *tc.link, got, ok, tc.want)
+		}
+	}
+	u, _ := url.Parse(*next)
+	raw, _ := base64.RawURLEncoding.DecodeString(u.Query().Get(CursorParam))
+	with := func(payload []byte, key []byte) *http.Request {
+		q := u.Query()
+		cursor := append(bytes.Clone(payload), continuationMAC(key, payload, u.Path, q)...)
+		q.Set(CursorParam, base64.RawURLEncoding.EncodeToString(cursor))
+		return get(u.Path + "?" + q.Encode())
+	}
+	payload := raw[:len(raw)-macSize]
+	// version, flags, page 3, four hints: 40, 0, 300 (two bytes), 7; then the position.
+	if want := []byte{1, flagHints, 3, 4, 40, 0, 0xac, 0x02, 7, 'p', '4', '0'}; !bytes.Equal(payload, want) {
+		t.Fatalf("payload % x, want % x", payload, want)
+	}
+	forged := bytes.Clone(raw)
+	forged[5] = 41
+	q := u.Query()
+	q.Set(CursorParam, base64.RawURLEncoding.EncodeToString(forged))
+	if c, ok := continuationOf(get(u.Path+"?"+q.Encode()), testKey); ok {
+		t.Errorf("a hint altered checks out as %+v", c)
+	}
+	for name, p := range map[string][]byte{
+		"more hints counted than sent": {1, flagHints, 3, 9, 40, 0, 7, 'p'},
+		"more hints than are carried":  append(append([]byte{1, flagHints, 3, 0x81, 0x02}, make([]byte, 257)...), 'p'),
+		"no hint counted":              {1, flagHints, 3, 0, 'p'},
+		"a hint too large":             {1, flagHints, 3, 1, 0xff, 0xff, 0x7f, 'p'},
+		"hints and no position":        {1, flagHints, 3, 2, 1, 2},
+	} {
+		if c, ok := continuationOf(with(p, testKey), testKey); ok {
+			t.Errorf("%s, signed: checks out as %+v", name, c)
+		}
+	}
+	plain, _ := page.Signed(testKey, []string{"p21", "p40"}).Hinted(nil).Links(r)
+	u, _ = url.Parse(*plain)
+	raw, _ = base64.RawURLEncoding.DecodeString(u.Query().Get(CursorParam))
+	if want := []byte{1, 0, 3, 'p', '4', '0'}; !bytes.Equal(raw[:len(raw)-macSize], want) {
+		t.Fatalf("a link without hints carries % x, want % x", raw[:len(raw)-macSize], want)
+	}
+	if c, ok := continuationOf(follow(t, plain), testKey); !ok || c.Hints != nil || c.Position != "p40" {
+		t.Fatalf("a continuation without hints reads back as %+v %v", c, ok)
+	}
+	many, _ := page.Signed(testKey, []string{"p21", "p40"}).Hinted(make([]int, maxHints+1)).Links(r)
+	if c, ok := continuationOf(follow(t, many), testKey); !ok || c.Hints != nil || len(*many) > maxCursor {
+		t.Fatalf("a link of %d streams carries %+v %v (%d bytes)", maxHints+1, c, ok, len(*many))
+	}
+	most, _ := page.Signed(testKey, []string{"p21", "p40"}).Hinted(slices.Repeat([]int{maxHint}, maxHints)).Links(r)
+	if c, ok := continuationOf(follow(t, most), testKey); !ok || len(c.Hints) != maxHints {
+		t.Fatalf("a link of %d streams of the largest hints carries %d hints, %v", maxHints, len(c.Hints), ok)
+	}
+	empty, _ := page.Signed(testKey, nil).Hinted(hints).Links(r)
+	if strings.Contains(*empty, CursorParam) {
+		t.Fatalf("a page that shows nothing and was found by its number links with a cursor: %s", *empty)
 	}
 }

@@ -118,6 +118,8 @@ type Page struct {
 	// key and positions sign its links' continuations (Signed): the positions of the results shown.
 	key       []byte
 	positions []string
+	// hints go with its links' continuations (Hinted).
+	hints []int
 }
 
 // Pages is the number of pages; an empty list has one (Paginator's allow_empty_first_page).
