@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"regexp"
 	"slices"
 	"testing"
 	"time"
@@ -14,6 +15,15 @@ import (
 )
 
 const listPath = "/api/v1/organization-invitations/"
+
+// cursorValue is a link's continuation (base64url).
+var cursorValue = regexp.MustCompile(`cursor=[A-Za-z0-9_-]+`)
+
+// opaqueCursors is body with each link's continuation replaced by C. A continuation carries, besides the
+// page's position, how many entries each stored status held around it (SPEC §6: what the next page
+// reads from each), and recording an expiry moves an entry from one stored status to another without
+// changing what the list shows: the links lead to the same pages (the walk tests follow them).
+func opaqueCursors(body []byte) []byte { return cursorValue.ReplaceAll(body, []byte("cursor=C")) }
 
 // listIDs is a list page's count and ids, in order.
 func listIDs(t *testing.T, body []byte) (int, []string) {
@@ -114,7 +124,7 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 		}
 	}
 	for _, p := range slices.Concat(lists, detailPaths(ids)) {
-		if got := w.get(t, p); !bytes.Equal(got, before[p]) {
+		if got := w.get(t, p); !bytes.Equal(opaqueCursors(got), opaqueCursors(before[p])) {
 			t.Errorf("GET %s changed with the run:\nbefore %s\nafter  %s", p, before[p], got)
 		}
 	}
