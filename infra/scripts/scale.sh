@@ -4,7 +4,7 @@
 # BenchmarkScale); the table goes to docs/PERFORMANCE.md and the charts to docs/scale-*.svg. It needs a
 # DynamoDB Local: the one DYNAMODB_ENDPOINT names, or an in-memory one of its own on a free port
 # (SCALE_DYNAMODB_PORT chooses it), started for the run and stopped after. The loads take most of the time: about
-# 5.5 minutes per 100,000 entries, and a size of N loads 2N (N invitations and N comments), so
+# 4 minutes per 100,000 entries, and a size of N loads 2N (N invitations and N comments), so
 # SCALE_SIZES=100,10000 makes a quick run.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
