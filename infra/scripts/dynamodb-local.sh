@@ -45,6 +45,10 @@ answers() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
 start() {
   local port=$1 data=$2 pidfile=$3 logfile=$4 dir
+  # Paths as the caller meant them: the start below runs from .local/.
+  pidfile=$(realpath -m "$pidfile")
+  logfile=$(realpath -m "$logfile")
+  [ "$data" = memory ] || data=$(realpath -m "$data")
   install
   dir=$(jar_dir)
   local storage=(-inMemory)
