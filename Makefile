@@ -8,8 +8,10 @@ FUNCTIONS   := AuthFunction UsersFunction InvitationsFunction CommentsFunction D
 # The flags of every Lambda bootstrap; infra/coldstart reads this line too, so each flag is one word.
 # -ldflags=-s leaves out the symbol table and implies -w (no DWARF). The -gcflags turn inlining off but in
 # the runtime and x/crypto (argon2id's loops): smaller bootstraps, and make bench shows no cost in time
-# (docs/PERFORMANCE.md); for each package the last pattern that matches wins.
-GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
+# (docs/PERFORMANCE.md); for each package the last pattern that matches wins. nethttpomithttp2 leaves
+# net/http's bundled HTTP/2 out (a third of a MiB): DynamoDB, SES and the Lambda Runtime API are spoken to
+# over HTTP/1.1 with kept-alive connections.
+GOFLAGS_LAMBDA := -trimpath -tags=lambda.norpc,nethttpomithttp2 -ldflags=-s -gcflags=all=-l -gcflags=runtime= -gcflags=golang.org/x/crypto/...=
 
 .PHONY: run sam-local test seed build bench scale fuzz coldstart load reference dynamodb-local clean $(addprefix build-,$(FUNCTIONS))
 

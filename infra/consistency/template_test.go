@@ -224,14 +224,15 @@ func TestEveryFunctionIsBuiltBySAMThroughTheMakefile(t *testing.T) {
 		!strings.Contains(string(makefile), "-o $(ARTIFACTS_DIR)/bootstrap") {
 		t.Error("the Makefile's build_function does not build a static arm64 bootstrap into ARTIFACTS_DIR")
 	}
-	// lambda.norpc (no net/rpc: the provided.al2023 runtime speaks only the Runtime API) and -s (no
-	// symbols, which implies -w) are what the bootstraps' size budget (BOOTSTRAP_MAX_BYTES) is stated for.
+	// lambda.norpc (no net/rpc: the provided.al2023 runtime speaks only the Runtime API),
+	// nethttpomithttp2 (no HTTP/2: every peer speaks HTTP/1.1) and -s (no symbols, which implies -w) are
+	// what the bootstraps' size budget (BOOTSTRAP_MAX_BYTES) is stated for.
 	flags := regexp.MustCompile(`(?m)^GOFLAGS_LAMBDA := (.*)$`).FindSubmatch(makefile)
 	if flags == nil {
 		t.Fatal("the Makefile has no GOFLAGS_LAMBDA := line")
 	}
 	words := strings.Fields(string(flags[1]))
-	for _, want := range []string{"-trimpath", "-tags=lambda.norpc", "-ldflags=-s"} {
+	for _, want := range []string{"-trimpath", "-tags=lambda.norpc,nethttpomithttp2", "-ldflags=-s"} {
 		if !slices.Contains(words, want) {
 			t.Errorf("GOFLAGS_LAMBDA %q lacks %s", flags[1], want)
 		}

@@ -6,7 +6,7 @@
 # '-env GOGC=off' to run every bootstrap with a setting added to its environment; '-doc=false' leaves
 # docs/PERFORMANCE.md as it is (a run writes its report there by default). To compare
 # other build flags than the Makefile's, whose words it would split, run the harness itself:
-#   DYNAMODB_ENDPOINT=... go run ./infra/coldstart -flags '-trimpath -tags=lambda.norpc -ldflags=-s'
+#   DYNAMODB_ENDPOINT=... go run ./infra/coldstart -flags '-trimpath -tags=lambda.norpc,nethttpomithttp2 -ldflags=-s'
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
