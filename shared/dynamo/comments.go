@@ -7,9 +7,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/feature/dynamodb/attributevalue"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/reportingplatform/api/shared/domain"
 )
@@ -301,24 +299,14 @@ func decodeCommenter(item map[string]types.AttributeValue) (domain.User, error) 
 
 // Comment reads one comment with a strongly consistent read. Returns ENOTFOUND when it does not exist.
 func (s *Store) Comment(ctx context.Context, id string) (domain.Comment, error) {
-	return getDecoded(ctx, s, "get comment", commentKey(id), decodeComment)
+	return getDecoded(ctx, s, "get comment", commentKey(id), readOptions{}, decodeComment)
 }
 
-// Commenter reads the id, email and names of a user. Returns ENOTFOUND when it does not exist.
+// Commenter reads the id, email and names of a user, eventually consistent (a page's commenters are).
+// Returns ENOTFOUND when it does not exist.
 func (s *Store) Commenter(ctx context.Context, userID string) (domain.User, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:                aws.String(s.table),
-		Key:                      userKey(userID).av(),
-		ProjectionExpression:     &pageProjection.expr,
-		ExpressionAttributeNames: pageProjection.names,
-	})
-	if err != nil {
-		return domain.User{}, fail("get commenter", err)
-	}
-	if out.Item == nil {
-		return domain.User{}, domain.NotFound()
-	}
-	return decodeCommenter(out.Item)
+	return getDecoded(ctx, s, "get commenter", userKey(userID), readOptions{eventual: true, projection: &pageProjection},
+		decodeCommenter)
 }
 
 // CommentWriteReads reads the new parent (without its text: a write needs its place, not its words) and

@@ -61,7 +61,7 @@ func (s *Store) MakeContinuationKey(ctx context.Context) ([]byte, error) {
 		case errors.As(err, &ccf) && ccf.Item != nil:
 			return decodeContinuationKey(ccf.Item)
 		case errors.As(err, &ccf):
-			return getDecoded(ctx, s, "get continuation key", k, decodeContinuationKey)
+			return getDecoded(ctx, s, "get continuation key", k, readOptions{}, decodeContinuationKey)
 		case !unknownOutcome(err) || !s.anotherCopy(ctx, attempt):
 			return nil, fail("put continuation key", err)
 		}
@@ -70,7 +70,7 @@ func (s *Store) MakeContinuationKey(ctx context.Context) ([]byte, error) {
 
 // StoredContinuationKey reads the key, strongly consistent; nil when none has been made yet.
 func (s *Store) StoredContinuationKey(ctx context.Context) ([]byte, error) {
-	item, found, err := s.getItem(ctx, "get continuation key", continuationKeyKey())
+	item, found, err := s.getItem(ctx, "get continuation key", continuationKeyKey(), readOptions{})
 	if err != nil || !found {
 		return nil, err
 	}

@@ -15,7 +15,7 @@ var _ domain.InvitationStore = (*Store)(nil)
 // Invitation reads INVITATION#<id> / INVITATION, strongly consistent. Returns ENOTFOUND when it does not
 // exist.
 func (s *Store) Invitation(ctx context.Context, id string) (domain.Invitation, error) {
-	return getDecoded(ctx, s, "get invitation", invitationKey(id), decodeInvitation)
+	return getDecoded(ctx, s, "get invitation", invitationKey(id), readOptions{}, decodeInvitation)
 }
 
 // InvitationRefs reads the organizations, users, portfolios and email claim q names in one

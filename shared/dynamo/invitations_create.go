@@ -16,7 +16,7 @@ import (
 
 // HasMember reads ORG#<org> / MEMBER#<user>, strongly consistent.
 func (s *Store) HasMember(ctx context.Context, orgID, userID string) (bool, error) {
-	_, ok, err := s.getItem(ctx, "read membership", memberKey(orgID, userID))
+	_, ok, err := s.getItem(ctx, "read membership", memberKey(orgID, userID), readOptions{})
 	return ok, err
 }
 

@@ -72,7 +72,7 @@ func (s *Store) Credentials(ctx context.Context, email string) (*domain.Credenti
 
 // credentials reads the email's claim, strongly consistent: the credentials it carries.
 func (s *Store) credentials(ctx context.Context, email string) (*domain.Credentials, error) {
-	item, found, err := s.getItem(ctx, "read email claim", emailKey(email))
+	item, found, err := s.getItem(ctx, "read email claim", emailKey(email), readOptions{})
 	if err != nil || !found {
 		return nil, err
 	}

@@ -234,7 +234,7 @@ func (s *Store) windowSeen(ctx context.Context, k key,
 		item = ccf.Item
 	}
 	if item == nil {
-		got, found, err := s.getItem(ctx, "read login window", k)
+		got, found, err := s.getItem(ctx, "read login window", k, readOptions{})
 		if err != nil || !found {
 			return nil, nil, err
 		}

@@ -61,24 +61,25 @@ func (s *Store) deepInvitationEntries() int {
 // SetMetrics makes the store count the writes whose lost answer it settled or left open (SPEC §9).
 func (s *Store) SetMetrics(m *metrics.Recorder) { s.metrics = m }
 
-// getItem reads one item with a strongly consistent read; found is false when it does not exist.
-func (s *Store) getItem(ctx context.Context, step string, k key) (map[string]types.AttributeValue, bool, error) {
-	out, err := s.db.GetItem(ctx, &dynamodb.GetItemInput{
-		TableName:      aws.String(s.table),
-		Key:            k.av(),
-		ConsistentRead: aws.Bool(true),
-	})
+// getItem reads one item, strongly consistent unless o says otherwise; found is false when it does not
+// exist.
+func (s *Store) getItem(ctx context.Context, step string, k key,
+	o readOptions) (map[string]types.AttributeValue, bool, error) {
+	in := &dynamodb.GetItemInput{TableName: aws.String(s.table), Key: k.av(), ConsistentRead: aws.Bool(!o.eventual)}
+	if o.projection != nil {
+		in.ProjectionExpression, in.ExpressionAttributeNames = &o.projection.expr, o.projection.names
+	}
+	out, err := s.db.GetItem(ctx, in)
 	if err != nil {
 		return nil, false, fail(step, err)
 	}
 	return out.Item, out.Item != nil, nil
 }
 
-// getDecoded reads the item at k with a strongly consistent read and decodes it; ENOTFOUND when it does
-// not exist.
-func getDecoded[T any](ctx context.Context, s *Store, step string, k key,
+// getDecoded reads the item at k as getItem does and decodes it; ENOTFOUND when it does not exist.
+func getDecoded[T any](ctx context.Context, s *Store, step string, k key, o readOptions,
 	decode func(map[string]types.AttributeValue) (T, error)) (T, error) {
-	item, found, err := s.getItem(ctx, step, k)
+	item, found, err := s.getItem(ctx, step, k, o)
 	if err == nil && !found {
 		err = domain.NotFound()
 	}

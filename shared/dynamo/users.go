@@ -150,7 +150,7 @@ func (s *Store) CreateUser(ctx context.Context, u domain.User, done *domain.Idem
 
 // User reads one user. Returns ENOTFOUND when it does not exist.
 func (s *Store) User(ctx context.Context, id string) (domain.User, error) {
-	return getDecoded(ctx, s, "get user", userKey(id), decodeUser)
+	return getDecoded(ctx, s, "get user", userKey(id), readOptions{}, decodeUser)
 }
 
 // Session reads the token and its user in one BatchGetItem.
