@@ -172,11 +172,20 @@ type Proxy struct {
 	abandoned int      // requests forwarded with no fault or a slow one whose client left before the answer
 	applied   []int    // requests each of the current faults applied to (Fault.Times)
 	met       []int    // requests of each current fault's operations, applied or not (Fault.Skip)
+
+	// clientLeft, if set, is called when the proxy sees the client of a request it forwards (or is to
+	// forward) with no fault or a slow one go away before the forward ends: a request that Abandoned
+	// will count. A test waits on it before letting the target answer, since the proxy learns that its
+	// client left only when its server next reads the connection, which an answer can outrun.
+	clientLeft func()
 }
 
 // New starts a proxy to target (a DynamoDB endpoint URL) on a free port of 127.0.0.1, passing requests
 // through until a fault is set.
-func New(target string) (*Proxy, error) {
+func New(target string) (*Proxy, error) { return newProxy(target, nil) }
+
+// newProxy is New with a clientLeft hook, set before the server starts so that no handler can miss it.
+func newProxy(target string, clientLeft func()) (*Proxy, error) {
 	u, err := url.Parse(target)
 	if err != nil || u.Scheme == "" || u.Host == "" {
 		return nil, fmt.Errorf("faultproxy: bad target %q: %v", target, err)
@@ -188,7 +197,8 @@ func New(target string) (*Proxy, error) {
 	quiet := log.New(io.Discard, "", 0) // a client giving up on a hung or slow request is expected here
 	forward := httputil.NewSingleHostReverseProxy(u)
 	forward.ErrorLog = quiet
-	p := &Proxy{URL: "http://" + ln.Addr().String(), forward: forward, release: make(chan struct{})}
+	p := &Proxy{URL: "http://" + ln.Addr().String(), forward: forward, release: make(chan struct{}),
+		clientLeft: clientLeft}
 	p.srv = &http.Server{Handler: http.HandlerFunc(p.serve), ReadHeaderTimeout: 10 * time.Second, ErrorLog: quiet}
 	go func() { _ = p.srv.Serve(ln) }()
 	return p, nil
@@ -263,6 +273,15 @@ func (p *Proxy) answered(r *http.Request) {
 	p.mu.Unlock()
 }
 
+// watch calls the clientLeft hook if r's client goes away before the returned stop is called. Every
+// client it reports is one that answered, called after stop, counts: a request's context stays done.
+func (p *Proxy) watch(r *http.Request) (stop func() bool) {
+	if p.clientLeft == nil {
+		return func() bool { return false }
+	}
+	return context.AfterFunc(r.Context(), p.clientLeft)
+}
+
 // Close frees hung requests, closes every connection and waits for the proxy's handlers to return.
 func (p *Proxy) Close() error {
 	p.mu.Lock()
@@ -319,16 +338,20 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	defer p.handled.Done()
 	switch f.Mode {
 	case Pass:
+		stop := p.watch(r)
 		p.forward.ServeHTTP(w, r)
+		stop()
 		p.answered(r)
 		return
 	case Slow:
+		stop := p.watch(r)
 		// The delay ends early when the fault changes; a client that went away gets nothing.
 		if wait(r.Context(), release, f.Delay) {
 			p.forward.ServeHTTP(w, r)
 		} else {
 			drop(w)
 		}
+		stop()
 		p.answered(r)
 		return
 	case LateAnswer, LostAnswer:
@@ -400,6 +423,7 @@ func (p *Proxy) queue(w http.ResponseWriter, r *http.Request, f Fault, release <
 		drop(w)
 		return
 	}
+	stop := p.watch(r)
 	d := f.Delay
 	if f.MaxDelay > f.Delay {
 		d += rand.N(f.MaxDelay - f.Delay + 1)
@@ -415,6 +439,7 @@ func (p *Proxy) queue(w http.ResponseWriter, r *http.Request, f Fault, release <
 	fwd.Body = io.NopCloser(bytes.NewReader(body))
 	answer := httptest.NewRecorder()
 	p.forward.ServeHTTP(answer, fwd)
+	stop()
 	if r.Context().Err() != nil {
 		p.answered(r)
 		drop(w)

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -312,16 +313,18 @@ func TestQueuedDoesEveryRequestAfterAWaitInItsRange(t *testing.T) {
 // Abandoned counts the requests the store itself was too slow for: forwarded with no fault or a slow
 // one, their client gone before the answer. Answered requests and requests a fault failed do not count.
 func TestAbandonedCountsTheClientsThatGaveUpOnTheStore(t *testing.T) {
-	held := make(chan struct{})
+	arrived, held := make(chan struct{}), make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Header.Get("X-Amz-Target") == "DynamoDB_20120810.Query" {
+			close(arrived)
 			<-held // a store slower than its client waits
 		}
 		w.Header().Set("Content-Type", amzJSON)
 		_, _ = io.WriteString(w, `{}`)
 	}))
 	defer srv.Close()
-	p, err := New(srv.URL)
+	left := make(chan struct{})
+	p, err := newProxy(srv.URL, sync.OnceFunc(func() { close(left) }))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -334,14 +337,15 @@ func TestAbandonedCountsTheClientsThatGaveUpOnTheStore(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for p.Requests() < 3 {
-			time.Sleep(time.Millisecond)
-		}
+		<-arrived
 		cancel() // the client gives up while the store works on its call
 	}()
 	if _, _, err := post(ctx, p.URL, "Query"); !errors.Is(err, context.Canceled) {
 		t.Fatalf("a client that gives up: %v, want its cancellation", err)
 	}
+	// Until the proxy has seen its client leave, the store's answer could still reach the proxy first
+	// and be taken for one its client waited for.
+	<-left
 	close(held)
 	if err := p.Close(); err != nil { // waits for the proxy's handlers
 		t.Fatal(err)
