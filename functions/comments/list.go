@@ -144,7 +144,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	}
 	if continued {
 		// The continuation's Query: gone out with the session, or sent now that the key checked it.
-		return h.continuedPage(w, r, lq, caller, cont, n, key, func() indexResult {
+		return h.continuedPage(w, r, lq, caller, cont, n, read.All, key, func() indexResult {
 			if speculative {
 				return collect()
 			}
@@ -168,7 +168,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if results, positions, err = h.page(r.Context(), lq, caller, refs); err != nil {
+		if results, positions, err = h.page(r.Context(), lq, caller, refs, n, read.All); err != nil {
 			return err
 		}
 	}
@@ -176,12 +176,13 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// continuedPage answers the page continuation c asks for in a list that counts n for the caller: the
-// Size entries past c's position, which index decides (its Size + 1st entry says whether more follow).
+// continuedPage answers the page continuation c asks for in a list that counts n for the caller (of the
+// object's all): the Size entries past c's position, which index decides (its Size + 1st entry says
+// whether more follow).
 // A list that counts nothing for the caller (empty, or another organization's) reads nothing: an empty
 // page, never a 404, whatever page number the walk had reached.
 func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery, caller domain.User,
-	c httpapi.Continuation, n int, key []byte, index func() indexResult) error {
+	c httpapi.Continuation, n, all int, key []byte, index func() indexResult) error {
 	var refs []domain.CommentRef
 	if n > 0 {
 		res := index()
@@ -196,7 +197,7 @@ func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQ
 		refs = slices.Clone(refs)
 		slices.Reverse(refs)
 	}
-	results, positions, err := h.page(r.Context(), lq, caller, refs)
+	results, positions, err := h.page(r.Context(), lq, caller, refs, n, all)
 	if err != nil {
 		return err
 	}
@@ -220,12 +221,12 @@ func (h *handler) readIndex(ctx context.Context, lq listQuery, plan indexRead) <
 
 // page reads the comments and commenters refs name (in one round trip; the caller, a commenter of most
 // pages they read, is known from the session) and renders them, with each one's position in the index
-// (for the page's links). A comment that left the object or the tag since the (eventually consistent)
+// (for the page's links). n and all are the list's count and the object's, as the counters said. A comment that left the object or the tag since the (eventually consistent)
 // index listed it is dropped rather than shown under the wrong object.
 func (h *handler) page(ctx context.Context, lq listQuery, caller domain.User,
-	refs []domain.CommentRef) ([]commentJSON, []string, error) {
-	comments, users, err := h.store.CommentPage(ctx,
-		domain.CommentPageRead{Object: lq.object, Tag: lq.tag, Refs: refs, Known: []domain.User{caller}})
+	refs []domain.CommentRef, n, all int) ([]commentJSON, []string, error) {
+	comments, users, err := h.store.CommentPage(ctx, domain.CommentPageRead{Object: lq.object, Tag: lq.tag,
+		Refs: refs, Known: []domain.User{caller}, N: n, All: all})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -99,10 +99,61 @@ func TestFirstPageIsOneRoundTripAfterTheSession(t *testing.T) {
 	}
 }
 
+// TestATagsPageReadsItsRangeUnlessTheTagIsRare: after the session, a tag's page reads the range of
+// GSI6 its comments span among the object's others, in one Query of at most twice the entries the
+// counters say they span, when that is at most 8 entries per comment shown; a rarer tag's page reads
+// its comments by key. Either way it is one round trip after the session, and the page as stored.
+func TestATagsPageReadsItsRangeUnlessTheTagIsRare(t *testing.T) {
+	e := setup(t)
+	for _, tc := range []struct {
+		name   string
+		every  int // one comment in every so many has the tag
+		round2 string
+		limit  int32 // the Query's Limit: twice the 77 entries 20 comments of 50 in 200 are expected to span
+	}{
+		{"one comment in two", 2, "Query GSI6", 2 * 39},
+		{"one in four", 4, "Query GSI6", 2 * 77},
+		{"one in five: by key", 5, "BatchGetItem COMMENT×20", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			th := e.thread("report")
+			for i := range 200 {
+				th.add(map[bool]string{true: "t"}[i%tc.every == tc.every-1], "")
+			}
+			th.load(t)
+			tagged := taggedWith(th.comments, "t")
+			want := make([]map[string]any, 20)
+			for i, c := range tagged[:20] {
+				want[i] = e.readJSON(t, c)
+			}
+			e.warm(t)
+			e.db.Calls.Reset()
+			e.db.Calls.SimulateLatency(testkit.BudgetLatency)
+			resp := e.do(t, "GET", listPath("report", th.objectID, "tag=t"), "alice", "")
+			next := str(*page2(th.objectID) + "&tag=t")
+			masked(t, resp).Expect(t, 200, list(len(tagged), next, nil, want...))
+			if got := e.db.Calls.Sequential(); got != 2 {
+				t.Fatalf("%d sequential calls %v, want 2", got, e.db.Calls)
+			}
+			wantCalls := []string{"BatchGetItem OBJECT×2 TOKEN×1 USER×1", "Query GSI2", tc.round2}
+			slices.Sort(wantCalls)
+			if got := describeCalls(e.db.Calls); !slices.Equal(got, wantCalls) {
+				t.Fatalf("calls %q, want %q", got, wantCalls)
+			}
+			for _, in := range e.db.Calls.Inputs() {
+				if q, ok := in.(*dynamodb.QueryInput); ok && aws.ToString(q.IndexName) == "GSI6" &&
+					aws.ToInt32(q.Limit) != tc.limit {
+					t.Fatalf("the Query of GSI6 has Limit %d, want %d", aws.ToInt32(q.Limit), tc.limit)
+				}
+			}
+		})
+	}
+}
+
 // TestPageShowsWhatIsStored holds the page read from GSI6 to what the comments and their commenters
 // are: every field of the read shape, tags, replies, commenters without names and one whose user is
 // gone (shown by id alone, as a single comment is), in both orders, a second page, a page of 100 and a
-// tag's page (read by key), and after edits, a move and a delete made through the API.
+// tag's page (read from the range it spans), and after edits, a move and a delete made through the API.
 func TestPageShowsWhatIsStored(t *testing.T) {
 	e := setup(t)
 	th := e.thread("report")

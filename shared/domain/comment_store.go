@@ -63,6 +63,10 @@ type CommentPageRead struct {
 	Refs   []CommentRef
 	// Known are commenters already read (the caller, from the session): they are not read again.
 	Known []User
+	// N and All are what the counters said as the list read them (CommentRead): the comments Refs are
+	// listed from (the tag's) and every comment of the object. With a tag, they say how far apart its
+	// comments lie among the others, which decides how the page is read; 0 when not known.
+	N, All int
 }
 
 // CommentUpdate is one save of a comment. Old is the comment as read (its Version guards the write);
@@ -100,6 +104,8 @@ type CommentRead struct {
 	// for the store to find a deep page from (CommentRange). Comments written before these counts
 	// were kept are missing from it: its sum is then less than Count.N.
 	ByMonth map[string]int
+	// All is every comment of the object, with a tag too (when Count counts those with the tag).
+	All int
 	// Organization is the organization CommentReads.OrganizationID names, nil when it does not exist.
 	Organization *Organization
 }

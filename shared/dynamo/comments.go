@@ -30,7 +30,7 @@ func (s *Store) CommentCount(ctx context.Context, object domain.CommentObject,
 	if err != nil {
 		return domain.CommentCount{}, err
 	}
-	count, _, err := decodeCounts(items, keys)
+	count, _, _, err := decodeCounts(items, keys)
 	return count, err
 }
 
@@ -44,15 +44,16 @@ func countKeys(object domain.CommentObject, tag *string) []key {
 	return keys
 }
 
-// decodeCounts makes the count, and its counts by month, out of a batch that read keys (countKeys).
+// decodeCounts makes the count, its counts by month, and the object's count of every comment out of a
+// batch that read keys (countKeys).
 func decodeCounts(items map[key]map[string]types.AttributeValue,
-	keys []key) (domain.CommentCount, map[string]int, error) {
+	keys []key) (domain.CommentCount, map[string]int, int, error) {
 	owner, err := decodeCount(items[keys[0]])
 	if err != nil {
-		return domain.CommentCount{}, nil, err
+		return domain.CommentCount{}, nil, 0, err
 	}
 	counted, err := decodeCount(items[keys[len(keys)-1]])
-	return domain.CommentCount{N: counted.Count, OrganizationID: owner.OrgID}, counted.Months, err
+	return domain.CommentCount{N: counted.Count, OrganizationID: owner.OrgID}, counted.Months, owner.Count, err
 }
 
 // decodeCount reads a counter; a missing one (nil) counts zero and has no owner.
@@ -152,12 +153,13 @@ var pageProjection = projectionOf(attrPK, attrSK, "id", "org_id", "commenter_id"
 // object id, which is the partition's.
 var shownProjection = projectionOf(gsi6Projected...)
 
-// CommentPage reads a page in one round trip. Without a tag: the range of GSI6 that q.Refs span (one
-// Query call) beside the commenters q.Known does not hold. With a tag (GSI2 has no such twin, and the
-// tag's comments are spread among the object's others in GSI6): the comments and commenters by key, in
-// one BatchGetItem. A comment the Query did not return (moved or deleted since GSI1 listed it, not in
-// GSI6 yet, past the Query's 1 MB, or displaced under its Limit by comments on an object of another
-// content type with the same id) is read by key after it: a round trip more, only then.
+// CommentPage reads a page in one round trip: the range of GSI6 that q.Refs span (one Query call)
+// beside the commenters q.Known does not hold. A tag's comments (GSI2 has no twin of GSI6) lie among the
+// object's others in that range, so a tag's page reads them with it, as far as shownRangeLimit allows;
+// a rarer tag's page reads the comments and commenters by key instead, in one BatchGetItem. A comment
+// the Query did not return (moved or deleted since the index listed it, not in GSI6 yet, past the
+// Query's 1 MB or its Limit, or displaced under it by comments on an object of another content type
+// with the same id) is read by key after it: a round trip more, only then.
 func (s *Store) CommentPage(ctx context.Context,
 	q domain.CommentPageRead) ([]domain.Comment, map[string]domain.User, error) {
 	users := make(map[string]domain.User, len(q.Known)+1)
@@ -172,7 +174,7 @@ func (s *Store) CommentPage(ctx context.Context,
 	}
 	found := make(map[string]domain.Comment, len(q.Refs))
 	byKey := q.Refs
-	if q.Tag == nil && len(q.Refs) > 0 {
+	if limit := shownRangeLimit(q); limit > 0 {
 		var commenters map[string]domain.User
 		var errs [2]error
 		// The Query goes out on its own goroutine only when the commenters are read beside it.
@@ -181,7 +183,7 @@ func (s *Store) CommentPage(ctx context.Context,
 				commenters, errs[0] = s.commenters(ctx, unknown)
 				return
 			}
-			errs[1] = s.shownRange(ctx, q.Object, q.Refs, found)
+			errs[1] = s.shownRange(ctx, q.Object, q.Refs, limit, found)
 		})
 		if err := errors.Join(errs[:]...); err != nil {
 			return nil, nil, err
@@ -207,20 +209,46 @@ func (s *Store) CommentPage(ctx context.Context,
 	return comments, users, nil
 }
 
+// tagRangeSpread bounds the entries of GSI6 a tag's page may read per comment it shows. A Query is
+// billed by the bytes it reads, a BatchGetItem by the item (a unit at least for each), and DynamoDB
+// Local answers a Query of many entries sooner than a BatchGetItem of a few: for comments of the usual
+// size, reading a few entries per comment shown costs less than reading the comments by key.
+const tagRangeSpread = 8
+
+// shownRangeLimit is how many entries of GSI6 a page reads as the range its refs span, 0 for none.
+// Without a tag: the refs themselves. With one: twice the entries the refs are expected to span,
+// spread as the tag's count is among the object's (so that the range nearly always fits), when that is
+// at most tagRangeSpread per ref; a rarer tag, or counters that do not say, is read by key.
+func shownRangeLimit(q domain.CommentPageRead) int {
+	refs := len(q.Refs)
+	if refs == 0 || q.Tag == nil {
+		return refs
+	}
+	n := max(q.N, refs)
+	if q.All < n {
+		return 0
+	}
+	expected := ((refs-1)*q.All+n-1)/n + 1
+	if 2*expected > tagRangeSpread*refs {
+		return 0
+	}
+	return 2 * expected
+}
+
 // shownRange puts into found the comments GSI6 holds between the first and the last of refs (all of
-// object's, listed by GSI1, whose sort key GSI6 shares): one Query call of at most len(refs) entries,
-// so that comments written into the range since refs were listed cannot make it read on. GSI6's
-// partition is the object id alone: a comment on an object of another content type with the same id
-// is skipped (one that took a ref's place under the Limit leaves that ref to be read by key).
+// object's, listed by GSI1 or GSI2, whose sort key GSI6 shares): one Query call of at most limit
+// entries, so that comments written into the range since refs were listed cannot make it read on.
+// GSI6's partition is the object id alone: a comment on an object of another content type with the same
+// id is skipped (one that took a ref's place under the Limit leaves that ref to be read by key).
 func (s *Store) shownRange(ctx context.Context, object domain.CommentObject, refs []domain.CommentRef,
-	found map[string]domain.Comment) error {
+	limit int, found map[string]domain.Comment) error {
 	from, to := commentSortKey(refs[0].CreatedAt, refs[0].ID), commentSortKey(refs[0].CreatedAt, refs[0].ID)
 	for _, r := range refs[1:] {
 		sk := commentSortKey(r.CreatedAt, r.ID)
 		from, to = min(from, sk), max(to, sk)
 	}
 	_, err := s.queryPartition(ctx, partitionQuery{index: indexGSI6, pkAttr: attrObjectID, skAttr: attrGSI1SK,
-		partition: commentShownPartition(object.ObjectID), low: from, high: to, limit: len(refs), onePage: true,
+		partition: commentShownPartition(object.ObjectID), low: from, high: to, limit: limit, onePage: true,
 		projection: &shownProjection},
 		func(item map[string]types.AttributeValue) error {
 			c, err := decodeComment(item)

@@ -105,7 +105,7 @@ func (s *Store) ReadComments(ctx context.Context, ref domain.TokenRef,
 		return domain.CommentRead{}, err
 	}
 	if q.Object != nil {
-		if out.Count, out.ByMonth, err = decodeCounts(items, counts); err != nil {
+		if out.Count, out.ByMonth, out.All, err = decodeCounts(items, counts); err != nil {
 			return domain.CommentRead{}, err
 		}
 	}
