@@ -125,7 +125,10 @@ func readThePage(r reads, tag string, size int) bool {
 	if byKey(tag) {
 		return r.pageQueries == 0
 	}
-	spans := map[bool]int{false: 1, true: 2}[tag != ""]
+	spans := 1
+	if tag != "" {
+		spans = 2
+	}
 	return r.pageQueries == 1 && r.pageEntries > 0 && r.pageEntries <= spans*size
 }
 
