@@ -137,14 +137,16 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			speculative = false
 		}
 	}
-	count := read.Count
-	n := count.N
-	if !canRead(caller, count.OrganizationID) {
-		n = 0
+	// What the page is read with, once its entries are known: the caller is a commenter known already,
+	// and the counts say how far apart a tag's comments lie.
+	shown := domain.CommentPageRead{Object: lq.object, Tag: lq.tag, Known: []domain.User{caller},
+		N: read.Count.N, All: read.All}
+	if !canRead(caller, read.Count.OrganizationID) {
+		shown.N = 0
 	}
 	if continued {
 		// The continuation's Query: gone out with the session, or sent now that the key checked it.
-		return h.continuedPage(w, r, lq, caller, cont, n, read.All, key, func() indexResult {
+		return h.continuedPage(w, r, lq, shown, cont, key, func() indexResult {
 			if speculative {
 				return collect()
 			}
@@ -152,7 +154,7 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 			return indexResult{refs, err}
 		})
 	}
-	page, err := lq.page.Resolve(n)
+	page, err := lq.page.Resolve(shown.N)
 	if err != nil {
 		return err
 	}
@@ -168,7 +170,8 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 		if err != nil {
 			return err
 		}
-		if results, positions, err = h.page(r.Context(), lq, caller, refs, n, read.All); err != nil {
+		shown.Refs = refs
+		if results, positions, err = h.page(r.Context(), shown); err != nil {
 			return err
 		}
 	}
@@ -176,15 +179,14 @@ func (h *handler) list(w http.ResponseWriter, r *http.Request) error {
 	return nil
 }
 
-// continuedPage answers the page continuation c asks for in a list that counts n for the caller (of the
-// object's all): the Size entries past c's position, which index decides (its Size + 1st entry says
-// whether more follow).
-// A list that counts nothing for the caller (empty, or another organization's) reads nothing: an empty
-// page, never a 404, whatever page number the walk had reached.
-func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery, caller domain.User,
-	c httpapi.Continuation, n, all int, key []byte, index func() indexResult) error {
+// continuedPage answers the page continuation c asks for, to be read as shown says (shown.N: what the
+// list counts for the caller): the Size entries past c's position, which index decides (its Size + 1st
+// entry says whether more follow). A list that counts nothing for the caller (empty, or another
+// organization's) reads nothing: an empty page, never a 404, whatever page number the walk had reached.
+func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQuery,
+	shown domain.CommentPageRead, c httpapi.Continuation, key []byte, index func() indexResult) error {
 	var refs []domain.CommentRef
-	if n > 0 {
+	if shown.N > 0 {
 		res := index()
 		if res.err != nil {
 			return res.err
@@ -197,11 +199,12 @@ func (h *handler) continuedPage(w http.ResponseWriter, r *http.Request, lq listQ
 		refs = slices.Clone(refs)
 		slices.Reverse(refs)
 	}
-	results, positions, err := h.page(r.Context(), lq, caller, refs, n, all)
+	shown.Refs = refs
+	results, positions, err := h.page(r.Context(), shown)
 	if err != nil {
 		return err
 	}
-	httpapi.WritePage(w, r, lq.page.Continued(c, n, more).Signed(key, positions), results)
+	httpapi.WritePage(w, r, lq.page.Continued(c, shown.N, more).Signed(key, positions), results)
 	return nil
 }
 
@@ -219,26 +222,24 @@ func (h *handler) readIndex(ctx context.Context, lq listQuery, plan indexRead) <
 	return ch
 }
 
-// page reads the comments and commenters refs name (in one round trip; the caller, a commenter of most
-// pages they read, is known from the session) and renders them, with each one's position in the index
-// (for the page's links). n and all are the list's count and the object's, as the counters said. A comment that left the object or the tag since the (eventually consistent)
-// index listed it is dropped rather than shown under the wrong object.
-func (h *handler) page(ctx context.Context, lq listQuery, caller domain.User,
-	refs []domain.CommentRef, n, all int) ([]commentJSON, []string, error) {
-	comments, users, err := h.store.CommentPage(ctx, domain.CommentPageRead{Object: lq.object, Tag: lq.tag,
-		Refs: refs, Known: []domain.User{caller}, N: n, All: all})
+// page reads the comments and commenters q.Refs name (in one round trip; q.Known, the caller, a
+// commenter of most pages they read, is known from the session) and renders them, with each one's
+// position in the index (for the page's links). A comment that left the object or the tag since the
+// (eventually consistent) index listed it is dropped rather than shown under the wrong object.
+func (h *handler) page(ctx context.Context, q domain.CommentPageRead) ([]commentJSON, []string, error) {
+	comments, users, err := h.store.CommentPage(ctx, q)
 	if err != nil {
 		return nil, nil, err
 	}
-	at := make(map[string]string, len(refs))
-	for _, ref := range refs {
+	at := make(map[string]string, len(q.Refs))
+	for _, ref := range q.Refs {
 		at[ref.ID] = ref.Position
 	}
 	out := make([]commentJSON, 0, len(comments))
 	positions := make([]string, 0, len(comments))
 	for _, c := range comments {
-		if c.ContentType != lq.object.ContentType || c.ObjectID != lq.object.ObjectID ||
-			(lq.tag != nil && (c.Tag == nil || *c.Tag != *lq.tag)) {
+		if c.ContentType != q.Object.ContentType || c.ObjectID != q.Object.ObjectID ||
+			(q.Tag != nil && (c.Tag == nil || *c.Tag != *q.Tag)) {
 			continue
 		}
 		u, found := users[c.CommenterID]

@@ -242,7 +242,8 @@ func shownRangeLimit(q domain.CommentPageRead) int {
 // id is skipped (one that took a ref's place under the Limit leaves that ref to be read by key).
 func (s *Store) shownRange(ctx context.Context, object domain.CommentObject, refs []domain.CommentRef,
 	limit int, found map[string]domain.Comment) error {
-	from, to := commentSortKey(refs[0].CreatedAt, refs[0].ID), commentSortKey(refs[0].CreatedAt, refs[0].ID)
+	from := commentSortKey(refs[0].CreatedAt, refs[0].ID)
+	to := from
 	for _, r := range refs[1:] {
 		sk := commentSortKey(r.CreatedAt, r.ID)
 		from, to = min(from, sk), max(to, sk)
@@ -285,8 +286,10 @@ func (s *Store) commenters(ctx context.Context, ids []string) (map[string]domain
 // eventually consistent, into found and users.
 func (s *Store) commentsByKey(ctx context.Context, refs []domain.CommentRef, commenterIDs []string,
 	found map[string]domain.Comment, users map[string]domain.User) error {
+	ids := make([]string, len(refs))
 	keys := make([]key, 0, len(refs)+len(commenterIDs))
-	for _, r := range refs {
+	for i, r := range refs {
+		ids[i] = r.ID
 		keys = append(keys, commentKey(r.ID))
 	}
 	for _, id := range commenterIDs {
@@ -296,25 +299,10 @@ func (s *Store) commentsByKey(ctx context.Context, refs []domain.CommentRef, com
 	if err != nil {
 		return err
 	}
-	for _, r := range refs {
-		if item := items[commentKey(r.ID)]; item != nil {
-			c, err := decodeComment(item)
-			if err != nil {
-				return err
-			}
-			found[c.ID] = c
-		}
+	if err := decodeFound(found, ids, commentKey, items, decodeComment); err != nil {
+		return err
 	}
-	for _, id := range commenterIDs {
-		if item := items[userKey(id)]; item != nil {
-			u, err := decodeCommenter(item)
-			if err != nil {
-				return err
-			}
-			users[u.ID] = u
-		}
-	}
-	return nil
+	return decodeFound(users, commenterIDs, userKey, items, decodeCommenter)
 }
 
 func decodeCommenter(item map[string]types.AttributeValue) (domain.User, error) {

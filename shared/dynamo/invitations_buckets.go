@@ -25,6 +25,7 @@ import (
 type streamBuckets struct {
 	source int
 	status domain.InvitationStatus
+	slot   int // the stream's (stream.slot)
 	plus   []key
 	minus  []key
 	months map[key]map[string]int // per count item
@@ -127,7 +128,7 @@ func (s *Store) bucketStreams(ctx context.Context, c domain.InvitationCount, cou
 		if need <= 0 {
 			continue
 		}
-		st := &stream{q: sourceQuery(src, sb.status), except: src.Except, need: need}
+		st := &stream{slot: sb.slot, q: sourceQuery(src, sb.status), except: src.Except, need: need}
 		st.q.descending, st.q.high = true, st.q.prefix+w.below
 		// What the stream holds and the list leaves out, up to the page's end: those of its Except
 		// organizations in the page's ten minutes and a few more (the rest, if it needs them, is read on
@@ -170,12 +171,14 @@ func listMonthCounts(c domain.InvitationCount, counted map[key]map[string]types.
 	expiryBuckets, bool, error) {
 	extra := expiryBuckets{dropped: map[int][]domain.InvitationEntry{}, months: map[string]int{}}
 	var out []*streamBuckets
+	statuses := listStatuses(c.List)
 	for i, src := range c.List.Sources {
-		for _, status := range listStatuses(c.List) {
+		for j, status := range statuses {
 			if c.Listed[i][status] <= 0 {
 				continue
 			}
-			sb := &streamBuckets{source: i, status: status, plus: sourceCountKeys(src.OrganizationID, src.Email),
+			sb := &streamBuckets{source: i, status: status, slot: i*len(statuses) + j,
+				plus:   sourceCountKeys(src.OrganizationID, src.Email),
 				months: map[key]map[string]int{}, listedMonths: map[string]int{}, hiddenMonths: map[string]int{}}
 			for _, org := range src.Except {
 				sb.minus = append(sb.minus, sourceCountKeys(org, src.Email)...)

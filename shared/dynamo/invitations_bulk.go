@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
@@ -37,14 +38,13 @@ func (s *Store) PutNewInvitations(ctx context.Context, invs []domain.Invitation)
 		if shown, err := inv.ShownFrom(refs); err == nil {
 			inv.Shown = &shown
 		}
-		// The keys countsChangedBy touches for it: its count items and their month items.
-		keys := []key{invitationKey(inv.ID)}
-		month, _ := invitationBuckets(inv.CreatedAt)
-		for _, k := range invitationCountKeys(*inv) {
-			keys = append(keys, k, invitationMonthKey(k, inv.Status, month))
+		// The items its write touches: its own and those of the counts it is counted in.
+		keys := map[key]bool{invitationKey(inv.ID): true}
+		for _, c := range countersOf(*inv) {
+			keys[c.item] = true
 		}
 		extra := 0
-		for _, k := range keys {
+		for k := range keys {
 			if !touched[k] {
 				extra++
 			}
@@ -56,9 +56,7 @@ func (s *Store) PutNewInvitations(ctx context.Context, invs []domain.Invitation)
 			batch, touched = nil, map[key]bool{}
 		}
 		batch = append(batch, inv)
-		for _, k := range keys {
-			touched[k] = true
-		}
+		maps.Copy(touched, keys)
 	}
 	return s.putNewInvitationsTx(ctx, batch)
 }

@@ -25,6 +25,24 @@ func invitationCountKeys(inv domain.Invitation) []key {
 	}
 }
 
+// counter is one count an invitation is counted in: an attribute of an item.
+type counter struct {
+	item key
+	attr string
+}
+
+// countersOf are the counts inv adds one to: on each of its count items, its stored status's and that
+// status's of its creation month; on each one's month item, its ten minutes'.
+func countersOf(inv domain.Invitation) []counter {
+	month, slot := invitationBuckets(inv.CreatedAt)
+	var out []counter
+	for _, k := range invitationCountKeys(inv) {
+		out = append(out, counter{k, countAttr(inv.Status)}, counter{k, invitationMonthAttr(inv.Status, month)},
+			counter{invitationMonthKey(k, inv.Status, month), slotCountAttr(slot)})
+	}
+	return out
+}
+
 // countChanges are the updates of the count items and their month items when before (nil: none)
 // becomes after (nil: none): one update per item whose counts change, none when the invitation stays
 // where it is counted. A count item's n<status> and M#<status>#<month> change together, and so does
@@ -51,11 +69,8 @@ func countsChangedBy(gone, come []*domain.Invitation) ([]types.TransactWriteItem
 		if inv == nil {
 			return
 		}
-		month, slot := invitationBuckets(inv.CreatedAt)
-		for _, k := range invitationCountKeys(*inv) {
-			change(k, countAttr(inv.Status), d)
-			change(k, invitationMonthAttr(inv.Status, month), d)
-			change(invitationMonthKey(k, inv.Status, month), slotCountAttr(slot), d)
+		for _, c := range countersOf(*inv) {
+			change(c.item, c.attr, d)
 		}
 	}
 	for _, inv := range gone {

@@ -308,6 +308,9 @@ func beyond(e domain.InvitationEntry, pos domain.InvitationPosition, backward bo
 // entries it reads but the list does not show, how many entries the list shows the page needs from it,
 // and what it read so far.
 type stream struct {
+	// slot is its place among the list's streams, each source's statuses in turn (listStatuses): where
+	// its hint is in a continuation's hints.
+	slot     int
 	q        partitionQuery
 	except   []string
 	from     *domain.InvitationPosition // its entries lie beyond it (the window's position)
@@ -340,7 +343,7 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 			if c != nil && c.Listed[i][status] <= 0 {
 				continue
 			}
-			st := &stream{q: sourceQuery(src, status), except: src.Except}
+			st := &stream{slot: i*len(statuses) + j, q: sourceQuery(src, status), except: src.Except}
 			switch {
 			case at.From != nil:
 				// A position's own entry is the bound of the range, read and left out.
@@ -372,7 +375,7 @@ func windowStreams(list domain.InvitationList, at domain.InvitationPageAt, c *do
 			if st.hinted {
 				// The hint counts every entry the page's range held, hidden ones too; the position's own
 				// entry is read and left out.
-				st.q.limit = min(st.q.limit, predictedEntries(hints[i*len(statuses)+j])+1)
+				st.q.limit = min(st.q.limit, predictedEntries(hints[st.slot])+1)
 			}
 			out = append(out, st)
 		}
@@ -397,13 +400,15 @@ func nearerEndStreams(c domain.InvitationCount, w window) []*stream {
 		want = c.Total - w.offset
 	}
 	var out []*stream
+	statuses := listStatuses(c.List)
 	for i, src := range c.List.Sources {
-		for _, status := range listStatuses(c.List) {
+		for j, status := range statuses {
 			count := c.Listed[i][status]
 			if count <= 0 {
 				continue
 			}
-			st := &stream{q: sourceQuery(src, status), except: src.Except, need: min(want, count)}
+			st := &stream{slot: i*len(statuses) + j, q: sourceQuery(src, status), except: src.Except,
+				need: min(want, count)}
 			st.q.descending = !w.backward
 			st.q.limit = st.need + c.Hidden[i][status]
 			if status == domain.StatusPending && c.List.Status != nil {
@@ -522,21 +527,11 @@ func composition(list domain.InvitationList, at domain.InvitationPageAt, streams
 		return nil
 	}
 	first, last := shown[0], shown[len(shown)-1]
-	statuses := listStatuses(list)
-	hints := make([]int, len(list.Sources)*len(statuses))
+	hints := make([]int, len(list.Sources)*len(listStatuses(list)))
 	for _, st := range streams {
-		n := 0
 		for _, e := range st.seen {
 			if newestEntryFirst(first, e) <= 0 && newestEntryFirst(e, last) <= 0 {
-				n++
-			}
-		}
-		for i, src := range list.Sources {
-			for j, status := range statuses {
-				if q := sourceQuery(src, status); q.index == st.q.index && q.partition == st.q.partition &&
-					q.prefix == st.q.prefix {
-					hints[i*len(statuses)+j] += n * hintScale
-				}
+				hints[st.slot] += hintScale
 			}
 		}
 	}
