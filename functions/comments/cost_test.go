@@ -159,11 +159,9 @@ func TestListCostDoesNotGrowWithTheObject(t *testing.T) {
 		{"deep tagged page", "u", false, []string{"page=100", "page_size=20"}, 1980, 520},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			var want []fixture.Comment
-			for _, c := range big.comments {
-				if tc.tag == "" || *c.Tag == tc.tag {
-					want = append(want, c)
-				}
+			want := slices.Clone(big.comments)
+			if tc.tag != "" {
+				want = taggedWith(big.comments, tc.tag)
 			}
 			extra := tc.extra
 			if tc.desc {

@@ -3,12 +3,18 @@ package comments_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
+	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/functions/comments"
 	"github.com/reportingplatform/api/infra/fixture"
@@ -227,3 +233,72 @@ func masked(t testing.TB, resp testkit.Response) testkit.Response {
 	resp.Body = cursorValue.ReplaceAll(resp.Body, []byte("cursor=C"))
 	return resp
 }
+
+// A list's first call as describeCalls names it: the session (token and user) with the object's
+// counter, and with a tag the tag's counter too.
+const (
+	sessionCall    = "BatchGetItem OBJECT×1 TOKEN×1 USER×1"
+	sessionTagCall = "BatchGetItem OBJECT×2 TOKEN×1 USER×1"
+)
+
+// describeCalls names each DynamoDB call since the last Reset by its operation, the index a Query
+// read and the kinds of keys a read by key asked for ("BatchGetItem COMMENT×20 USER×1"), sorted, so
+// that a test can say which calls a request made whatever the order parallel calls ended in.
+func describeCalls(calls *testkit.Calls) []string {
+	kinds := func(keys []map[string]types.AttributeValue) string {
+		n := map[string]int{}
+		for _, k := range keys {
+			pk := k["PK"].(*types.AttributeValueMemberS).Value
+			n[pk[:strings.IndexByte(pk, '#')]]++
+		}
+		var out []string
+		for kind, count := range n {
+			out = append(out, fmt.Sprintf("%s×%d", kind, count))
+		}
+		slices.Sort(out)
+		return strings.Join(out, " ")
+	}
+	var out []string
+	for _, in := range calls.Inputs() {
+		switch in := in.(type) {
+		case *dynamodb.QueryInput:
+			out = append(out, "Query "+aws.ToString(in.IndexName))
+		case *dynamodb.BatchGetItemInput:
+			for _, ka := range in.RequestItems {
+				out = append(out, "BatchGetItem "+kinds(ka.Keys))
+			}
+		case *dynamodb.GetItemInput:
+			out = append(out, "GetItem "+kinds([]map[string]types.AttributeValue{in.Key}))
+		default:
+			out = append(out, fmt.Sprintf("%T", in))
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// warm makes the process read the table's continuation key (made by the table's first list), so that
+// the calls a test counts next are those of the list alone.
+func (e *env) warm(t *testing.T) {
+	t.Helper()
+	if resp := e.do(t, "GET", listPath("report", uuid.NewString()), "alice", ""); resp.Status != 200 {
+		t.Fatalf("%d %s", resp.Status, resp.Body)
+	}
+}
+
+// page2 is the next link of a list's page 1 (its continuation masked).
+func page2(objectID string) *string {
+	return str("http://127.0.0.1:3000/api/v1/comments/?content_type=report&cursor=C&object_id=" + objectID + "&page=2")
+}
+
+// shown is the read shape of th's comments from to to, as a page must show them.
+func (th *thread) shown(t *testing.T, from, to int) []map[string]any {
+	t.Helper()
+	out := make([]map[string]any, 0, to-from)
+	for _, c := range th.comments[from:to] {
+		out = append(out, th.e.readJSON(t, c))
+	}
+	return out
+}
+
+// TestPageOfAnObjectWhoseIDAnotherTypeShares: GSI6's partition is the object id alone, so the comments

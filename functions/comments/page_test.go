@@ -2,8 +2,6 @@ package comments_test
 
 import (
 	"context"
-	"encoding/json"
-	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/aws/aws-sdk-go-v2/aws"
 	"github.com/aws/aws-sdk-go-v2/service/dynamodb"
-	"github.com/aws/aws-sdk-go-v2/service/dynamodb/types"
 	"github.com/google/uuid"
 	"github.com/reportingplatform/api/infra/fixture"
 	"github.com/reportingplatform/api/infra/testkit"
@@ -19,49 +16,12 @@ import (
 	"github.com/reportingplatform/api/shared/dynamo"
 )
 
-// describeCalls names each DynamoDB call since the last Reset by its operation, the index a Query
-// read and the kinds of keys a read by key asked for ("BatchGetItem COMMENT×20 USER×1"), sorted, so
-// that a test can say which calls a request made whatever the order parallel calls ended in.
-func describeCalls(calls *testkit.Calls) []string {
-	kinds := func(keys []map[string]types.AttributeValue) string {
-		n := map[string]int{}
-		for _, k := range keys {
-			pk := k["PK"].(*types.AttributeValueMemberS).Value
-			n[pk[:strings.IndexByte(pk, '#')]]++
-		}
-		var out []string
-		for kind, count := range n {
-			out = append(out, fmt.Sprintf("%s×%d", kind, count))
-		}
-		slices.Sort(out)
-		return strings.Join(out, " ")
-	}
-	var out []string
-	for _, in := range calls.Inputs() {
-		switch in := in.(type) {
-		case *dynamodb.QueryInput:
-			out = append(out, "Query "+aws.ToString(in.IndexName))
-		case *dynamodb.BatchGetItemInput:
-			for _, ka := range in.RequestItems {
-				out = append(out, "BatchGetItem "+kinds(ka.Keys))
-			}
-		case *dynamodb.GetItemInput:
-			out = append(out, "GetItem "+kinds([]map[string]types.AttributeValue{in.Key}))
-		default:
-			out = append(out, fmt.Sprintf("%T", in))
-		}
-	}
-	slices.Sort(out)
-	return out
-}
-
 // TestFirstPageIsOneRoundTripAfterTheSession holds page 1 to its calls: the session with the
 // counter beside the keys-only Query of GSI1 (what SPEC §9 allows before the token is verified), then
 // one round trip: the page's comments in one Query of GSI6, beside its commenters other than the
 // caller (none, one GetItem, or one BatchGetItem), and no comment read by key.
 func TestFirstPageIsOneRoundTripAfterTheSession(t *testing.T) {
 	e := setup(t)
-	session := "BatchGetItem OBJECT×1 TOKEN×1 USER×1"
 	for _, tc := range []struct {
 		name       string
 		commenters []string
@@ -90,7 +50,7 @@ func TestFirstPageIsOneRoundTripAfterTheSession(t *testing.T) {
 			if got := e.db.Calls.Sequential(); got != 2 {
 				t.Fatalf("%d sequential calls %v, want 2", got, e.db.Calls)
 			}
-			wantCalls := append([]string{session, "Query GSI1"}, tc.round2...)
+			wantCalls := append([]string{sessionCall, "Query GSI1"}, tc.round2...)
 			slices.Sort(wantCalls)
 			if got := describeCalls(e.db.Calls); !slices.Equal(got, wantCalls) {
 				t.Fatalf("calls %q, want %q", got, wantCalls)
@@ -139,7 +99,7 @@ func TestATagsPageReadsItsRangeUnlessTheTagIsRare(t *testing.T) {
 			if got := e.db.Calls.Sequential(); got != 2 {
 				t.Fatalf("%d sequential calls %v, want 2", got, e.db.Calls)
 			}
-			wantCalls := []string{"BatchGetItem OBJECT×2 TOKEN×1 USER×1", "Query GSI2", tc.round2}
+			wantCalls := []string{sessionTagCall, "Query GSI2", tc.round2}
 			slices.Sort(wantCalls)
 			if got := describeCalls(e.db.Calls); !slices.Equal(got, wantCalls) {
 				t.Fatalf("calls %q, want %q", got, wantCalls)
@@ -185,42 +145,46 @@ func TestPageShowsWhatIsStored(t *testing.T) {
 	}
 	th.comments = slices.DeleteFunc(th.comments, func(c fixture.Comment) bool { return c.CommenterID == gone })
 	th.load(t)
+	var written []dynamo.FixtureComment
 	for _, c := range byGone {
 		created, err := time.Parse(time.RFC3339Nano, *c.CreatedAt)
 		if err != nil {
 			t.Fatal(err)
 		}
-		dc := domain.Comment{ID: c.ID, OrganizationID: th.org, CommenterID: gone, ContentType: c.ContentType,
-			ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text, CreatedAt: created, UpdatedAt: e.loadedAt}
-		if err := e.db.Store.PutComments(context.Background(), []dynamo.FixtureComment{{Comment: dc}}); err != nil {
-			t.Fatal(err)
-		}
+		written = append(written, dynamo.FixtureComment{Comment: domain.Comment{ID: c.ID, OrganizationID: th.org,
+			CommenterID: gone, ContentType: c.ContentType, ObjectID: c.ObjectID, Tag: c.Tag, Text: c.Text,
+			CreatedAt: created, UpdatedAt: e.loadedAt}})
+	}
+	if err := e.db.Store.PutComments(context.Background(), written); err != nil {
+		t.Fatal(err)
 	}
 	th.comments = append(th.comments, byGone...)
 	slices.SortFunc(th.comments, func(a, b fixture.Comment) int { return strings.Compare(*a.CreatedAt, *b.CreatedAt) })
-	shown := func(c fixture.Comment) map[string]any {
-		if c.CommenterID != gone {
-			return e.readJSON(t, c)
+	// The read shapes of comments, one whose user is gone shown by its id alone.
+	shapes := func(comments []fixture.Comment) []map[string]any {
+		out := make([]map[string]any, len(comments))
+		for i, c := range comments {
+			out[i] = e.readJSON(t, c)
+			if c.CommenterID == gone {
+				out[i]["commenter"] = map[string]any{"id": gone, "full_name": "", "email": "", "first_name": "",
+					"last_name": ""}
+			}
 		}
-		out := e.readJSON(t, c)
-		out["commenter"] = map[string]any{"id": gone, "full_name": "", "email": "", "first_name": "", "last_name": ""}
 		return out
 	}
-	check := func(t *testing.T, comments []fixture.Comment, extra ...string) {
+	check := func(t *testing.T, want []map[string]any, extra ...string) {
 		t.Helper()
 		resp := e.do(t, "GET", listPath("report", th.objectID, extra...), "amy", "")
 		if resp.Status != 200 {
 			t.Fatalf("%d %s", resp.Status, resp.Body)
 		}
-		body := resp.Object(t)
-		results := body["results"].([]any)
-		if len(results) != len(comments) {
-			t.Fatalf("%d results, want %d: %s", len(results), len(comments), resp.Body)
+		results := resp.Object(t)["results"].([]any)
+		if len(results) != len(want) {
+			t.Fatalf("%d results, want %d: %s", len(results), len(want), resp.Body)
 		}
-		for i, c := range comments {
-			want := canonical(t, shown(c))
-			if got := canonical(t, results[i]); got != want {
-				t.Fatalf("result %d:\n got %s\nwant %s", i, got, want)
+		for i := range want {
+			if got, w := testkit.MustJSON(t, results[i]), testkit.MustJSON(t, want[i]); got != w {
+				t.Fatalf("result %d:\n got %s\nwant %s", i, got, w)
 			}
 		}
 	}
@@ -228,11 +192,11 @@ func TestPageShowsWhatIsStored(t *testing.T) {
 	reversed := slices.Clone(all)
 	slices.Reverse(reversed)
 	tagged := taggedWith(all, "t")
-	t.Run("page 1", func(t *testing.T) { check(t, all[:20]) })
-	t.Run("newest first", func(t *testing.T) { check(t, reversed[:20], "ordering=-created_at") })
-	t.Run("page 3", func(t *testing.T) { check(t, all[40:], "page=3") })
-	t.Run("a page of 100", func(t *testing.T) { check(t, all, "page_size=100") })
-	t.Run("a tag's page", func(t *testing.T) { check(t, tagged, "tag=t") })
+	t.Run("page 1", func(t *testing.T) { check(t, shapes(all[:20])) })
+	t.Run("newest first", func(t *testing.T) { check(t, shapes(reversed[:20]), "ordering=-created_at") })
+	t.Run("page 3", func(t *testing.T) { check(t, shapes(all[40:]), "page=3") })
+	t.Run("a page of 100", func(t *testing.T) { check(t, shapes(all), "page_size=100") })
+	t.Run("a tag's page", func(t *testing.T) { check(t, shapes(tagged), "tag=t") })
 	t.Run("after an edit, a move and a delete", func(t *testing.T) {
 		edited, moved, deleted := all[1], all[4], all[5]
 		if resp := e.do(t, "PATCH", itemPath(edited.ID), "staff", `{"text": "edited", "tag": "v"}`); resp.Status != 200 {
@@ -246,36 +210,10 @@ func TestPageShowsWhatIsStored(t *testing.T) {
 		if resp := e.do(t, "DELETE", itemPath(deleted.ID), "staff", ""); resp.Status != 204 {
 			t.Fatalf("DELETE %d %s", resp.Status, resp.Body)
 		}
-		want := slices.Concat(all[:1], []fixture.Comment{edited}, all[2:4], all[6:22])
-		resp := e.do(t, "GET", listPath("report", th.objectID), "amy", "")
-		if resp.Status != 200 {
-			t.Fatalf("%d %s", resp.Status, resp.Body)
-		}
-		results := resp.Object(t)["results"].([]any)
-		if len(results) != len(want) {
-			t.Fatalf("%d results, want %d", len(results), len(want))
-		}
-		for i, c := range want {
-			exp := shown(c)
-			if c.ID == edited.ID {
-				exp["updated_at"] = domain.FormatTime(e.now)
-			}
-			if got, w := canonical(t, results[i]), canonical(t, exp); got != w {
-				t.Fatalf("result %d:\n got %s\nwant %s", i, got, w)
-			}
-		}
+		want := shapes(slices.Concat(all[:1], []fixture.Comment{edited}, all[2:4], all[6:22]))
+		want[1]["updated_at"] = domain.FormatTime(e.now)
+		check(t, want)
 	})
-}
-
-// canonical is v as JSON with its objects' keys sorted, for comparing a decoded body with what it
-// should be.
-func canonical(t *testing.T, v any) string {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
 }
 
 // TestPageOfCommentsWrittenBeforeTheShownIndex: GSI6 is added to a table that holds comments already
@@ -283,22 +221,7 @@ func canonical(t *testing.T, v any) string {
 // starts), and DynamoDB fills it from attributes every comment has. Comments written while the table
 // had no GSI6 show on page 1 as they are, read in the same calls as any others.
 func TestPageOfCommentsWrittenBeforeTheShownIndex(t *testing.T) {
-	base := testkit.NewDB(t)
-	ctx := context.Background()
-	table := base.Table + "-before"
-	def := dynamo.TableDefinition(table)
-	def.StreamSpecification = nil
-	n := len(def.GlobalSecondaryIndexes)
-	if testkit.WithoutIndex(def, "GSI6"); len(def.GlobalSecondaryIndexes) != n-1 {
-		t.Fatal("the table definition has no GSI6")
-	}
-	if _, err := base.Client.CreateTable(ctx, def); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		_, _ = base.Client.DeleteTable(context.Background(), &dynamodb.DeleteTableInput{TableName: &table})
-	})
-	db := &testkit.DB{Client: base.Client, Table: table, Store: dynamo.New(base.Client, table), Calls: base.Calls}
+	db := testkit.NewDBWithout(t, "GSI6")
 	e := setupOn(t, db, db.Store)
 	th := e.thread("report")
 	for i := range 25 {
@@ -307,7 +230,7 @@ func TestPageOfCommentsWrittenBeforeTheShownIndex(t *testing.T) {
 	}
 	th.load(t)
 	// What make run does with a table of the last design: the index is added, the data kept.
-	if created, err := fixture.EnsureTable(ctx, base.Client, table); err != nil || created {
+	if created, err := fixture.EnsureTable(context.Background(), db.Client, db.Table); err != nil || created {
 		t.Fatalf("EnsureTable = %v, %v; want the table kept and GSI6 added", created, err)
 	}
 
@@ -316,24 +239,10 @@ func TestPageOfCommentsWrittenBeforeTheShownIndex(t *testing.T) {
 	e.db.Calls.Reset()
 	resp := e.do(t, "GET", listPath("report", th.objectID), "amy", "")
 	masked(t, resp).Expect(t, 200, list(25, page2(th.objectID), nil, want...))
-	wantCalls := []string{"BatchGetItem OBJECT×1 TOKEN×1 USER×1", "BatchGetItem USER×2", "Query GSI1", "Query GSI6"}
+	wantCalls := []string{sessionCall, "BatchGetItem USER×2", "Query GSI1", "Query GSI6"}
 	if got := describeCalls(e.db.Calls); !slices.Equal(got, wantCalls) {
 		t.Fatalf("calls %q, want %q", got, wantCalls)
 	}
-}
-
-// warm makes the process read the table's continuation key (made by the table's first list), so that
-// the calls a test counts next are those of the list alone.
-func (e *env) warm(t *testing.T) {
-	t.Helper()
-	if resp := e.do(t, "GET", listPath("report", uuid.NewString()), "alice", ""); resp.Status != 200 {
-		t.Fatalf("%d %s", resp.Status, resp.Body)
-	}
-}
-
-// page2 is the next link of a list's page 1 (its continuation masked).
-func page2(objectID string) *string {
-	return str("http://127.0.0.1:3000/api/v1/comments/?content_type=report&cursor=C&object_id=" + objectID + "&page=2")
 }
 
 // TestPageOverAMegabyteTakesOneReadMore: a Query answers at most 1 MB, so a page of long comments
@@ -365,7 +274,7 @@ func TestPageOverAMegabyteTakesOneReadMore(t *testing.T) {
 		t.Fatalf("%d sequential calls %q, want %d", got, calls, gsi1+2)
 	}
 	byKey := calls[0] // sorted: the read by key of what the Query did not return comes first
-	wantCalls := []string{byKey, "BatchGetItem OBJECT×1 TOKEN×1 USER×1"}
+	wantCalls := []string{byKey, sessionCall}
 	for range gsi1 {
 		wantCalls = append(wantCalls, "Query GSI1")
 	}
@@ -375,17 +284,6 @@ func TestPageOverAMegabyteTakesOneReadMore(t *testing.T) {
 	}
 }
 
-// shown is the read shape of th's comments from to to, as a page must show them.
-func (th *thread) shown(t *testing.T, from, to int) []map[string]any {
-	t.Helper()
-	out := make([]map[string]any, 0, to-from)
-	for _, c := range th.comments[from:to] {
-		out = append(out, th.e.readJSON(t, c))
-	}
-	return out
-}
-
-// TestPageOfAnObjectWhoseIDAnotherTypeShares: GSI6's partition is the object id alone, so the comments
 // of a dataset configuration and of a report with the same id, written at interleaved times, share
 // it. Each list shows its own alone, in order; a report's comment that the other's took the place of
 // under the Query's Limit is read by key.

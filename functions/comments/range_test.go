@@ -54,12 +54,11 @@ func newRangeList(t *testing.T) *rangeList {
 
 // want is the page's ids as the offset page has them: the comments (with the tag) in order.
 func (l *rangeList) want(tag string, desc bool, page, size int) []string {
-	var ids []string
-	for _, c := range l.comments {
-		if tag == "" || *c.Tag == tag {
-			ids = append(ids, c.ID)
-		}
+	comments := l.comments
+	if tag != "" {
+		comments = taggedWith(comments, tag)
 	}
+	ids := commentIDs(comments)
 	if desc {
 		slices.Reverse(ids)
 	}

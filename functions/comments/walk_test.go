@@ -349,12 +349,7 @@ func TestContinuationsThatDoNotCheckOut(t *testing.T) {
 	foreign := nextOf(listPath("report", other.objectID))
 	// The first comment, and the last one page 1 showed: page 2 by number moves by one, the link's
 	// page does not, though its position is gone.
-	tags := []fixture.Comment{}
-	for _, c := range th.comments {
-		if *c.Tag == "t" {
-			tags = append(tags, c)
-		}
-	}
+	tags := taggedWith(th.comments, "t")
 	slices.Reverse(tags)
 	deleted := []string{th.comments[0].ID, th.comments[19].ID, tags[0].ID, tags[9].ID}
 	for _, id := range deleted {

@@ -98,7 +98,7 @@ func TestARunRecordsThePendingInvitationsPastTheirExpiry(t *testing.T) {
 	}
 	// One GSI5 query, then the expiries' transactions one after another: each changes the count of
 	// everyone's invitations, and DynamoDB cancels transactions that meet on an item.
-	if ops := calls.Ops(); len(ops) != 4 || ops[0] != "Query" || countOf(ops, "TransactWriteItems") != 3 ||
+	if ops := calls.Ops(); len(ops) != 4 || ops[0] != "Query" || calls.Count("TransactWriteItems") != 3 ||
 		calls.Sequential() != 4 {
 		t.Errorf("the run's calls: %v, %d sequential; want a Query, then 3 TransactWriteItems in turn", ops,
 			calls.Sequential())
@@ -205,16 +205,6 @@ func detailPaths(ids []string) []string {
 		out = append(out, listPath+id+"/")
 	}
 	return out
-}
-
-func countOf(ops []string, op string) int {
-	n := 0
-	for _, o := range ops {
-		if o == op {
-			n++
-		}
-	}
-	return n
 }
 
 func sameSet(a, b []string) bool {

@@ -116,12 +116,7 @@ func (w *world) compareDeepPages(t *testing.T, d *Dataset, round int) {
 			}
 		}
 	})
-	monthReads := 0
-	for _, in := range w.db.Calls.Inputs() {
-		if b, ok := in.(*dynamodb.BatchGetItemInput); ok && readsMonths(b) {
-			monthReads++
-		}
-	}
+	monthReads, _ := w.deepReads()
 	t.Logf("%d deep pages, %d reads of month items", deep, monthReads)
 	if deep < 60 || monthReads != deep {
 		t.Errorf("%d deep pages read month items %d times: want once each, of at least 60", deep, monthReads)

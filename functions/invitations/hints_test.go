@@ -3,6 +3,7 @@ package invitations_test
 import (
 	"encoding/base64"
 	"fmt"
+	"maps"
 	"net/http/httptest"
 	"net/url"
 	"slices"
@@ -76,13 +77,7 @@ func TestATopUpKeepsAContinuationExact(t *testing.T) {
 		}
 	}
 	list := func() []string {
-		return slices.Sorted(func(yield func(string) bool) {
-			for id := range status {
-				if !yield(id) {
-					return
-				}
-			}
-		})
+		return slices.Sorted(maps.Keys(status))
 	}
 	var (
 		shown []string

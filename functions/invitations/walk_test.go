@@ -215,16 +215,6 @@ func (c walkCost) streams() (streams int, topUps []int) {
 	return streams, topUps
 }
 
-func countOps(ops []string, op string) int {
-	n := 0
-	for _, o := range ops {
-		if o == op {
-			n++
-		}
-	}
-	return n
-}
-
 func (c walkCost) entries() int {
 	total := 0
 	for _, p := range c.pages {
@@ -248,7 +238,7 @@ func (wd walkData) walk(t *testing.T, i, size int) walkCost {
 		w.db.Calls.Reset()
 		p := w.walkStep(t, s.c, path)
 		c.pages = append(c.pages, pageCost{units: w.db.Calls.ReadUnits(), entries: w.db.Calls.Scanned(),
-			queries: countOps(w.db.Calls.Ops(), "Query")})
+			queries: w.db.Calls.Count("Query")})
 		if p.Count != len(want) {
 			t.Fatalf("%s at %d by %d, page %d: count %d, want %d", c.list, c.n, size, len(c.pages), p.Count, len(want))
 		}
@@ -686,12 +676,7 @@ func TestAMemberOfManyOrganizationsCountsFirst(t *testing.T) {
 		if p.Count != len(want) || !slices.Equal(got, tc.want) {
 			t.Fatalf("%s: count %d, %v; want %d, %v", tc.name, p.Count, got, len(want), tc.want)
 		}
-		queries := 0
-		for _, op := range w.db.Calls.Ops() {
-			if op == "Query" {
-				queries++
-			}
-		}
+		queries := w.db.Calls.Count("Query")
 		// Three organizations hold pending and accepted invitations, the address one pending.
 		if n := w.db.Calls.Sequential(); n != 4 || queries > 7 {
 			t.Errorf("%s: %d sequential calls, %d Queries (%v); want 4, at most 7", tc.name, n, queries, w.db.Calls)

@@ -11,7 +11,7 @@ import (
 )
 
 // Row is one request of the run, measured on every server: Stats[0] is this API's, the others the
-// references' in the order of Servers.
+// references' in the order of the servers given to run.
 type Row struct {
 	Name   string
 	Answer Page // what every server answered (they matched)

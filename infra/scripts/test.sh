@@ -9,9 +9,12 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$root"
 . "$root/infra/scripts/with-dynamodb.sh"
 use_dynamodb_local test "${TEST_DYNAMODB_PORT:-}"
+# A package's tests may take many minutes on a busy 2-core machine (race detector, walks of 20,000);
+# the limit is there to end a hang, well inside CI's 90 minutes.
+timeout=40m
 if [ -n "${PKG:-}" ] || [ -n "${RUN:-}" ]; then
   # shellcheck disable=SC2086 # PKG may list several packages, TEST_FLAGS several flags
-  go test -race -count=1 -timeout=40m ${RUN:+-run "$RUN"} ${TEST_FLAGS:-} ${PKG:-./...}
+  go test -race -count=1 -timeout="$timeout" ${RUN:+-run "$RUN"} ${TEST_FLAGS:-} ${PKG:-./...}
   exit 0
 fi
 if [ "${1:-}" = bench ]; then
@@ -38,6 +41,4 @@ if ! command -v chromium >/dev/null 2>&1; then
   $sudo apt-get update -qq >&2
   DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq chromium >&2
 fi
-# A package's tests may take many minutes on a busy 2-core machine (race detector, walks of 20,000);
-# the limit is there to end a hang, well inside CI's 90 minutes.
-go test -race -count=1 -timeout=40m ${TEST_FLAGS:-} ./...
+go test -race -count=1 -timeout="$timeout" ${TEST_FLAGS:-} ./...

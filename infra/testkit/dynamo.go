@@ -55,17 +55,24 @@ func Endpoint(tb testing.TB) string {
 // each write much slower (NewDBWithStream).
 func NewDB(tb testing.TB) *DB {
 	tb.Helper()
-	return newDB(tb, false)
+	return newDB(tb, false, "")
 }
 
 // NewDBWithStream is NewDB with the table's stream on, as template.yaml declares it, for the tests that
 // read it (MailFunction's).
 func NewDBWithStream(tb testing.TB) *DB {
 	tb.Helper()
-	return newDB(tb, true)
+	return newDB(tb, true, "")
 }
 
-func newDB(tb testing.TB, stream bool) *DB {
+// NewDBWithout is NewDB with its table made without the index named index, as a table made before
+// that index was designed is: for the tests of adding an index in place (fixture.EnsureTable).
+func NewDBWithout(tb testing.TB, index string) *DB {
+	tb.Helper()
+	return newDB(tb, false, index)
+}
+
+func newDB(tb testing.TB, stream bool, without string) *DB {
 	tb.Helper()
 	endpoint := Endpoint(tb)
 	ctx := context.Background()
@@ -74,6 +81,11 @@ func newDB(tb testing.TB, stream bool) *DB {
 	def := dynamo.TableDefinition(table)
 	if !stream {
 		def.StreamSpecification = nil
+	}
+	if n := len(def.GlobalSecondaryIndexes); without != "" {
+		if WithoutIndex(def, without); len(def.GlobalSecondaryIndexes) != n-1 {
+			tb.Fatalf("the table definition has no index %s", without)
+		}
 	}
 	if _, err := client.CreateTable(ctx, def); err != nil {
 		tb.Fatalf("create table %s at %s: %v", table, endpoint, err)
@@ -249,6 +261,17 @@ func (c *Calls) Reset() {
 
 // Ops lists the operations made since the last Reset, in the order they ended.
 func (c *Calls) Ops() []string { return eachCall(c, func(cl call) string { return cl.op }) }
+
+// Count is how many of the calls made since the last Reset were op ("Query").
+func (c *Calls) Count(op string) int {
+	n := 0
+	for _, o := range c.Ops() {
+		if o == op {
+			n++
+		}
+	}
+	return n
+}
 
 // Inputs returns the inputs of the calls made since the last Reset, in the order they ended.
 func (c *Calls) Inputs() []any { return eachCall(c, func(cl call) any { return cl.input }) }
